@@ -1,0 +1,138 @@
+// Package record defines the run record, one line of runs.jsonl, and reads
+// and writes streams of them.
+//
+// A record is self-contained: scoring, reports and diffs are computed from
+// records alone, never from a model or a server. Readers stream records in
+// the manner of bufio.Scanner (Scan/Record/Err); a line that does not parse
+// is reported as a *SyntaxError and skipped, never an abort, so a truncated
+// last line left by a crash costs one run, not the file.
+package record
+
+import (
+	"time"
+
+	"github.com/toolward/toolward/matchers"
+)
+
+// Version is the format version written in every record. Readers accept
+// records with Version <= this.
+const Version = 1
+
+// Outcome values.
+const (
+	Pass  = "pass"  // the scorer accepted the trace
+	Fail  = "fail"  // the scorer rejected it; Reasons say why
+	Error = "error" // infrastructure failure; never a model failure
+)
+
+// Record is one finished run.
+type Record struct {
+	Version int      `json:"version"`
+	ID      string   `json:"id"`   // deterministic hash of (case digest, cell)
+	Case    string   `json:"case"` // case id
+	Tags    []string `json:"tags,omitempty"`
+	Cell    Cell     `json:"cell"`
+
+	Outcome string            `json:"outcome"`           // Pass | Fail | Error
+	Reasons []matchers.Reason `json:"reasons,omitempty"` // for Fail
+	Error   *InfraError       `json:"error,omitempty"`   // for Error
+	// Attempts counts tries, 1 when the first succeeded; infrastructure
+	// errors are retried up to the config's limit.
+	Attempts int `json:"attempts"`
+
+	Trace  Trace  `json:"trace"`
+	Tokens Tokens `json:"tokens"`
+
+	Started  time.Time `json:"started"`
+	Duration Millis    `json:"duration_ms"`
+}
+
+// Cell is the matrix cell of a run: one value per axis.
+type Cell struct {
+	Model        string  `json:"model"`
+	Seed         int     `json:"seed"`
+	Temperature  float64 `json:"temperature"`
+	Tools        string  `json:"tools"`      // subset name
+	ToolCount    int     `json:"tool_count"` // tools actually offered
+	Confirm      string  `json:"confirm"`
+	Descriptions string  `json:"descriptions"`
+}
+
+// Matchers returns the part of the cell that case `when` overrides select on.
+func (c Cell) Matchers() matchers.Cell {
+	return matchers.Cell{Model: c.Model, Temperature: c.Temperature, Tools: c.Tools, Confirm: c.Confirm, Descriptions: c.Descriptions}
+}
+
+// InfraError describes an infrastructure failure: the backend, the MCP
+// server, or a timeout, as opposed to a model mistake.
+type InfraError struct {
+	Kind    string `json:"kind"`    // backend | model_missing | mcp | timeout | cassette_miss | internal
+	Message string `json:"message"` // what happened, for a person
+}
+
+// Trace is everything the run did, in order.
+type Trace struct {
+	Offered []string `json:"offered"` // tool names offered to the model, in the order offered
+	Turns   []Turn   `json:"turns"`
+	Calls   []Call   `json:"calls"`
+	Answer  string   `json:"answer"` // final assistant content ("" when none)
+}
+
+// Turn is one model reply.
+type Turn struct {
+	Content   string `json:"content,omitempty"`
+	Thinking  string `json:"thinking,omitempty"`
+	ToolCalls int    `json:"tool_calls"` // calls requested in this turn; see Trace.Calls
+	Tokens    Tokens `json:"tokens"`
+	Latency   Millis `json:"latency_ms"`
+	// DoneReason is the backend's stop reason when it gives one.
+	DoneReason string `json:"done_reason,omitempty"`
+}
+
+// Call is one tool call the model attempted.
+type Call struct {
+	Turn int            `json:"turn"` // index into Trace.Turns
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args,omitempty"` // nil when the arguments were not an object
+	// RawArgs holds the arguments as the model sent them when they were
+	// not a JSON object.
+	RawArgs    string `json:"raw_args,omitempty"`
+	Malformed  bool   `json:"malformed,omitempty"`
+	NotOffered bool   `json:"not_offered,omitempty"`
+	// Confirm is the simulated user's decision: "" (no gate), "approved"
+	// or "denied". Elicitation requests made by the server during the
+	// call are recorded in Elicitations.
+	Confirm      string   `json:"confirm,omitempty"`
+	Elicitations []string `json:"elicitations,omitempty"` // "accept" | "decline" per request
+	Result       string   `json:"result"`                 // text given back to the model
+	Structured   any      `json:"structured,omitempty"`   // MCP structuredContent
+	IsError      bool     `json:"is_error,omitempty"`
+	Latency      Millis   `json:"latency_ms"`
+}
+
+// Tokens counts prompt (in) and generated (out) tokens.
+type Tokens struct {
+	In  int `json:"in"`
+	Out int `json:"out"`
+}
+
+// Millis is a duration stored as float milliseconds.
+type Millis float64
+
+// FromDuration converts a time.Duration.
+func FromDuration(d time.Duration) Millis { return Millis(float64(d) / float64(time.Millisecond)) }
+
+// Duration converts back.
+func (m Millis) Duration() time.Duration { return time.Duration(float64(m) * float64(time.Millisecond)) }
+
+// Scored converts the trace into what the scorer sees.
+func (t Trace) Scored() matchers.Trace {
+	out := matchers.Trace{Answer: t.Answer, Calls: make([]matchers.Call, len(t.Calls))}
+	for i, c := range t.Calls {
+		out.Calls[i] = matchers.Call{
+			Tool: c.Tool, Args: c.Args, Malformed: c.Malformed,
+			NotOffered: c.NotOffered, Denied: c.Confirm == "denied", IsError: c.IsError,
+		}
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package matchers
+
+// This file holds the contract between the engine and the scorer: the
+// shapes of an executed trace, the matrix cell that produced it, and the
+// verdict. The engine converts its richer run record into a Trace; the
+// scorer never sees anything the engine did not record.
+
+// Call is one tool call the model attempted, in the order it attempted it.
+type Call struct {
+	// Tool is the name the model asked for.
+	Tool string
+	// Args is the decoded JSON argument object (map[string]any with
+	// float64/json.Number-free values as produced by encoding/json with
+	// UseNumber off, i.e. numbers are float64). Nil when Malformed.
+	Args map[string]any
+	// Malformed is set when the model's arguments were not a JSON object.
+	Malformed bool
+	// NotOffered is set when the tool was not among those offered.
+	NotOffered bool
+	// Denied is set when the simulated user declined the call (confirm
+	// mode deny). A denied call still counts as attempted.
+	Denied bool
+	// IsError is set when the tool returned an MCP isError result.
+	IsError bool
+}
+
+// Trace is what the scorer sees of one run.
+type Trace struct {
+	Calls []Call
+	// Answer is the model's final assistant message content.
+	Answer string
+}
+
+// Cell names the matrix cell a run belongs to; `when` overrides in a case
+// select on these fields. The zero value of a field matches only a `when`
+// entry that does not name that field.
+type Cell struct {
+	Model        string
+	Temperature  float64
+	Tools        string // tool subset name, e.g. "needed", "n16", "all"
+	Confirm      string // "auto", "approve", "deny"
+	Descriptions string // description set name, "default" for the server's own
+}
+
+// Reason codes a failing verdict may carry. The engine adds its own
+// (max_iterations) when the loop, not the scorer, decides the failure.
+const (
+	ReasonMissingCall    = "missing_call"    // an expected call has no matching actual call
+	ReasonWrongArgs      = "wrong_args"      // the tool was called, but no call's arguments matched
+	ReasonForbiddenCall  = "forbidden_call"  // a tool listed in forbid was attempted
+	ReasonUnexpectedCall = "unexpected_call" // a call where none was allowed (no_calls)
+	ReasonTooManyCalls   = "too_many_calls"  // more calls than max_calls
+	ReasonAnswerMismatch = "answer_mismatch" // the final answer failed its matcher
+	ReasonMalformedCall  = "malformed_call"  // arguments not an object, or a tool not offered
+	ReasonMaxIterations  = "max_iterations"  // the loop ran out of turns before a final answer
+)
+
+// Reason is one cause of failure with a path-bearing explanation, e.g.
+// {Code: "wrong_args", Detail: `calls[0].args.sql: want string containing "Engineering", got "SELECT 1"`}.
+type Reason struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+}
+
+// Verdict is the scorer's judgement of one trace.
+type Verdict struct {
+	Pass    bool
+	Reasons []Reason
+}

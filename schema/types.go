@@ -1,0 +1,146 @@
+package schema
+
+import "time"
+
+// Case is one decoded case file document (cases/**/*.yaml). The loader
+// fills File/Line/Col and Digest; Expect is kept raw here and compiled by
+// package matchers (matchers.CompileExpect) so that every consumer scores
+// with the same compiled tree.
+type Case struct {
+	ID          string         `json:"id"`
+	Description string         `json:"description,omitempty"`
+	Tags        []string       `json:"tags,omitempty"`
+	Prompt      string         `json:"prompt,omitempty"`
+	System      string         `json:"system,omitempty"`
+	Messages    []Message      `json:"messages,omitempty"` // instead of prompt: a scripted conversation prefix
+	Needs       []string       `json:"needs,omitempty"`
+	Expect      map[string]any `json:"expect"`
+	Golden      *Golden        `json:"golden,omitempty"`
+
+	// Where the case was read from. Not part of the case's identity.
+	File string `json:"-"`
+	Line int    `json:"-"`
+	Col  int    `json:"-"`
+	// Digest is a hex SHA-256 of the case's canonical JSON (all fields
+	// above with json tags), so run ids change when a case's content does.
+	Digest string `json:"-"`
+}
+
+// Message is one turn of a scripted conversation prefix.
+type Message struct {
+	Role    string `json:"role"` // system | user | assistant
+	Content string `json:"content"`
+}
+
+// Golden is one known-good trajectory; validate proves the case's own
+// expectations accept it.
+type Golden struct {
+	Calls  []GoldenCall `json:"calls,omitempty"`
+	Answer string       `json:"answer"`
+}
+
+// GoldenCall is one call of a golden trajectory.
+type GoldenCall struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args,omitempty"`
+}
+
+// Config is a decoded, schema-checked run config (configs/*.cue) with
+// defaults from #Config filled in.
+type Config struct {
+	Name    string   `json:"name"`
+	Cases   []string `json:"cases"` // glob patterns (** allowed), relative to the working directory
+	Server  Server   `json:"server"`
+	Backend Backend  `json:"backend"`
+	Matrix  Matrix   `json:"matrix"`
+	// DescriptionSets maps a description set name to a YAML file of
+	// tool name -> description. A name used in matrix.descriptions that is
+	// absent here resolves to fixtures/descriptions/<name>.yaml; "default"
+	// is always the server's own descriptions.
+	DescriptionSets map[string]string `json:"description_sets,omitempty"`
+	Limits          Limits            `json:"limits"`
+	Output          string            `json:"output"` // default "results"
+
+	File string `json:"-"` // the config file it came from
+}
+
+// Server says which MCP server a run talks to; exactly one field is set.
+type Server struct {
+	Builtin *Builtin          `json:"builtin,omitempty"`
+	Command []string          `json:"command,omitempty"` // stdio subprocess
+	Env     map[string]string `json:"env,omitempty"`     // extra environment for Command
+	URL     string            `json:"url,omitempty"`     // streamable HTTP endpoint
+	Headers map[string]string `json:"headers,omitempty"` // extra HTTP headers for URL (e.g. Authorization)
+}
+
+// Builtin configures the bundled server hosted in-process.
+type Builtin struct {
+	Catalogs []string `json:"catalogs,omitempty"` // extra distractor catalog files
+	Corpus   string   `json:"corpus,omitempty"`   // like TOOLWARD_CORPUS
+}
+
+// Backend says which model backend answers; exactly one field is set.
+type Backend struct {
+	Ollama *Ollama `json:"ollama,omitempty"`
+	Replay string  `json:"replay,omitempty"` // cassette directory
+}
+
+// Ollama configures the Ollama backend.
+type Ollama struct {
+	Host      string `json:"host"`                 // default http://127.0.0.1:11434
+	NumCtx    int    `json:"num_ctx,omitempty"`    // 0: the model's default
+	KeepAlive string `json:"keep_alive,omitempty"` // e.g. "5m"; "": Ollama's default
+	Think     bool   `json:"think,omitempty"`      // false: thinking off (sent explicitly)
+	// HostConcurrency caps requests in flight to this host; 0 means the
+	// run's concurrency.
+	HostConcurrency int `json:"host_concurrency,omitempty"`
+}
+
+// Matrix is the set of axes whose cross product, times the cases, is the
+// plan. An empty axis in the file gets its default from #Config.
+type Matrix struct {
+	Models       []string     `json:"models"`
+	Seeds        []int        `json:"seeds"`        // default [1]
+	Temperatures []float64    `json:"temperatures"` // default [0]
+	Tools        []ToolSubset `json:"tools"`        // default [{name: "needed"}]
+	Confirm      []string     `json:"confirm"`      // default ["auto"]
+	Descriptions []string     `json:"descriptions"` // default ["default"]
+}
+
+// ToolSubset is one value of the tools axis. With neither Count nor
+// Include, Name must be "needed" (the case's needs) or "all".
+type ToolSubset struct {
+	Name    string   `json:"name"`
+	Count   int      `json:"count,omitempty"`   // needs + deterministic distractors up to Count tools
+	Include []string `json:"include,omitempty"` // needs + these tools
+	Order   string   `json:"order,omitempty"`   // "shuffled" (default) | "given"
+}
+
+// Limits bound each run and the whole job.
+type Limits struct {
+	MaxIterations int      `json:"max_iterations"` // model turns per run; default 8
+	RunTimeout    Duration `json:"run_timeout"`    // default 120s; 0 means none
+	CallTimeout   Duration `json:"call_timeout"`   // per tool call; default 30s
+	Concurrency   int      `json:"concurrency"`    // workers; default 2
+	Retries       int      `json:"retries"`        // infrastructure-error retries; default 2
+}
+
+// Duration is a time.Duration written in configs as a Go duration string.
+type Duration struct{ time.Duration }
+
+// MarshalJSON writes the duration as a string such as "2m0s".
+func (d Duration) MarshalJSON() ([]byte, error) { return []byte(`"` + d.String() + `"`), nil }
+
+// UnmarshalJSON reads a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return &time.ParseError{Layout: "duration", Value: s, Message: ": want a string such as \"120s\""}
+	}
+	v, err := time.ParseDuration(s[1 : len(s)-1])
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
