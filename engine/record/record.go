@@ -123,7 +123,9 @@ type Millis float64
 func FromDuration(d time.Duration) Millis { return Millis(float64(d) / float64(time.Millisecond)) }
 
 // Duration converts back.
-func (m Millis) Duration() time.Duration { return time.Duration(float64(m) * float64(time.Millisecond)) }
+func (m Millis) Duration() time.Duration {
+	return time.Duration(float64(m) * float64(time.Millisecond))
+}
 
 // Scored converts the trace into what the scorer sees.
 func (t Trace) Scored() matchers.Trace {
