@@ -1,0 +1,115 @@
+// Package backend defines the model backend interface, one method in the
+// manner of http.RoundTripper, and the message shapes it speaks. Each
+// implementation lives in its own sub-package or file (ollama, replay).
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Backend sends one chat request and returns the model's reply.
+//
+// Chat must return err == nil whenever it obtained a reply from the model,
+// whatever the reply says: a wrong, malformed or missing tool call is a
+// model behaviour for the scorer, not an error. A non-nil error means the
+// infrastructure failed (server down, model missing, stream broken,
+// cassette miss); it should be an *Error so the engine can tell whether a
+// retry may help. The agent loop, not the backend, owns policy: turn
+// limits, timeouts and retries.
+type Backend interface {
+	Chat(ctx context.Context, req *Request) (*Response, error)
+}
+
+// Preflighter is implemented by backends that can check, before any run
+// starts, that they can serve every model the plan needs. Preflight
+// returns facts to record in config.json (server version, model digests).
+type Preflighter interface {
+	Preflight(ctx context.Context, models []string) (*Info, error)
+}
+
+// Info is what a preflight learned.
+type Info struct {
+	Server  string            `json:"server"`            // e.g. "ollama 0.17.4 at http://127.0.0.1:11434"
+	Digests map[string]string `json:"digests,omitempty"` // model -> digest
+}
+
+// Request is one model turn.
+type Request struct {
+	Model       string
+	Messages    []Message
+	Tools       []Tool
+	Seed        int
+	Temperature float64
+	// Key identifies the turn for replay and recording; real backends
+	// ignore it.
+	Key Key
+}
+
+// Key identifies one turn of one run.
+type Key struct {
+	Case string            // case id
+	Cell map[string]string // axis name -> value, e.g. {"model": "qwen3:0.6b", "confirm": "deny", "seed": "1"}
+	Turn int               // 0-based model turn within the run
+}
+
+// Message is one chat message.
+type Message struct {
+	Role      string     `json:"role"` // system | user | assistant | tool
+	Content   string     `json:"content,omitempty"`
+	Thinking  string     `json:"thinking,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	ToolName  string     `json:"tool_name,omitempty"` // for role tool
+}
+
+// ToolCall is one call the model asked for. Arguments are kept as the
+// model sent them (key order preserved); they may not be a JSON object.
+type ToolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Tool is one tool offered to the model, with its MCP input schema kept
+// whole as JSON Schema.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Response is the model's reply to one Request.
+type Response struct {
+	Message    Message
+	TokensIn   int
+	TokensOut  int
+	Latency    time.Duration // wall time of the request
+	DoneReason string
+}
+
+// Error kinds.
+const (
+	KindUnavailable  = "backend"       // cannot reach the server, 5xx, broken stream
+	KindModelMissing = "model_missing" // the model is not there
+	KindNoTools      = "no_tools"      // the model does not support tools
+	KindCassetteMiss = "cassette_miss" // replay has no reply for this key
+	KindTimeout      = "timeout"
+)
+
+// Error is an infrastructure failure.
+type Error struct {
+	Kind      string
+	Msg       string
+	Retryable bool // a retry with backoff may succeed
+	Err       error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %v", e.Msg, e.Err)
+	}
+	return e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
