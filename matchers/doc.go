@@ -1,3 +1,84 @@
 // Package matchers compiles case expectations into matcher trees and
 // scores executed traces against them.
+//
+// Its position: schema decodes a case's `expect:` mapping; CompileExpect
+// turns it into an *Expectation once; the engine scores every run's Trace
+// with Expectation.Score(trace, cell), a pure function, so a saved trace
+// can be re-scored without a model.
+//
+// # Matchers
+//
+// Compile turns one decoded YAML/JSON value into a Matcher:
+//
+//   - a literal scalar matches an equal value; numbers compare by value
+//     (5 = 5.0, integers beyond 2^53 exactly) but "5" is a string, not 5;
+//     strings compare exactly (case and whitespace count);
+//   - a literal object matches an object that has every named key with a
+//     matching value; other keys are allowed unless strict (strict_args);
+//   - a literal list matches a list of the same length, element by element;
+//   - {$any: true}: present, with any value (null included);
+//   - {$contains: X}: a string containing the substring X, or a list with
+//     an element matching X (X may itself be a matcher);
+//   - {$one_of: [A, B, …]}: any alternative matches; alternatives may be
+//     matchers;
+//   - {$absent_or: M}: the key is absent, or present and matching M;
+//   - {$regex: "…"}: a string with a match of the RE2 expression anywhere
+//     (anchor with ^…$ for a whole-string match);
+//   - {$not: M}: M does not match (an absent key passes unless M accepts
+//     absence);
+//   - {$approx: {value: V, tol: T}}: a number within T of V.
+//
+// An absent key and a null are different: null is present. An object with
+// a key starting with "$" is an operator and must have exactly one key; an
+// unknown operator is a compile error with a did-you-mean suggestion, never
+// a literal. Every compile error is a *CompileError carrying the path of
+// the offending node (e.g. expect.calls[0].args.lang) so that a loader can
+// map it to a file position.
+//
+// Match returns (ok, why); why starts with the path of the offending node
+// relative to the matched value (`sql: want string containing "x", got
+// "y"`); Explain prefixes it (`calls[0].args.sql: …`).
+//
+// # Expectations
+//
+// An `expect:` mapping has calls ({tool, args} each), order (sequence:
+// the expected calls appear in this order, other calls may interleave;
+// unordered: expected calls are assigned to distinct actual calls by a
+// maximum bipartite matching, so a greedy first-fit cannot steal a call
+// another expectation needs), strict_args, forbid (tool names; attempting
+// one fails even when the user denied it), max_calls, no_calls and answer
+// (a matcher on the final answer string).
+//
+// `when` is a list of overrides. Each entry names selectors (model,
+// temperature, tools, confirm, descriptions; a string/number or a list of
+// them, any of which selects) and overrides (calls, order, strict_args,
+// forbid, max_calls, no_calls, answer). Every entry whose selectors all
+// match the run's Cell applies, in order; later entries win. A Cell field
+// left at its zero value only satisfies entries that do not name it
+// (temperature 0 is a real temperature and matches temperature: 0).
+//
+// Score reports failures with the reason codes of trace.go: malformed_call
+// for a call whose arguments are not an object or whose tool was not
+// offered (such calls never satisfy an expected call), forbidden_call,
+// unexpected_call (no_calls), too_many_calls, missing_call, wrong_args
+// (naming the expected call and why the closest actual call to that tool
+// failed) and answer_mismatch. Denied calls count as attempted: they can
+// satisfy an expected call and count towards max_calls.
+//
+// # BFCL
+//
+// FromBFCL translates a Berkeley Function Calling Leaderboard "possible
+// answer" (parameter -> list of acceptable values) into args matchers:
+//
+//	{p: [v]}          -> p: v
+//	{p: [v1, v2]}     -> p: {$one_of: [v1, v2]}
+//	{p: ["", v]}      -> p: {$absent_or: {$one_of: ["", v]}}   ("" means "may be omitted")
+//	{p: [""]}         -> p: {$absent_or: ""}
+//	{p: [{k: [a, b]}]} -> p: {k: {$one_of: [a, b]}}             (nested answers recurse)
+//	{p: [[1, 2]]}     -> p: [1, 2]                              (lists are literal, in order)
+//
+// together with strict_args: true, because BFCL rejects parameters its
+// answer does not list. Differences from BFCL's checker: strings compare
+// exactly, whereas BFCL lowercases and strips some punctuation before
+// comparing; use $regex where that matters.
 package matchers

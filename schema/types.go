@@ -1,6 +1,10 @@
 package schema
 
-import "time"
+import (
+	"time"
+
+	"github.com/toolward/toolward/matchers"
+)
 
 // Case is one decoded case file document (cases/**/*.yaml). The loader
 // fills File/Line/Col and Digest; Expect is kept raw here and compiled by
@@ -24,6 +28,11 @@ type Case struct {
 	// Digest is a hex SHA-256 of the case's canonical JSON (all fields
 	// above with json tags), so run ids change when a case's content does.
 	Digest string `json:"-"`
+	// Expectation is Expect compiled by the loader (matchers.CompileExpect);
+	// nil for a Case built by hand.
+	Expectation *matchers.Expectation `json:"-"`
+
+	idLine, idCol int // position of the id field, for duplicate reports
 }
 
 // Message is one turn of a scripted conversation prefix.
@@ -60,6 +69,11 @@ type Config struct {
 	DescriptionSets map[string]string `json:"description_sets,omitempty"`
 	Limits          Limits            `json:"limits"`
 	Output          string            `json:"output"` // default "results"
+	// Filter keeps only the runs matching every key=glob entry, with the
+	// syntax of `toolward run --filter` (e.g. "case=sql-*", "tag=demo");
+	// entries with the same key OR together. Command-line filters narrow
+	// the result further.
+	Filter []string `json:"filter,omitempty"`
 
 	File string `json:"-"` // the config file it came from
 }

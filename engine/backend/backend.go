@@ -1,6 +1,3 @@
-// Package backend defines the model backend interface, one method in the
-// manner of http.RoundTripper, and the message shapes it speaks. Each
-// implementation lives in its own sub-package or file (ollama, replay).
 package backend
 
 import (
@@ -86,6 +83,11 @@ type Response struct {
 	TokensOut  int
 	Latency    time.Duration // wall time of the request
 	DoneReason string
+	// Server-side timings as the backend reports them (Ollama's final
+	// stream chunk); zero when the backend does not report them.
+	LoadDuration       time.Duration
+	PromptEvalDuration time.Duration
+	EvalDuration       time.Duration
 }
 
 // Error kinds.
@@ -95,6 +97,10 @@ const (
 	KindNoTools      = "no_tools"      // the model does not support tools
 	KindCassetteMiss = "cassette_miss" // replay has no reply for this key
 	KindTimeout      = "timeout"
+	// KindBadRequest: the backend rejected the request itself (a 4xx other
+	// than the cases above, or a tool schema that is not valid JSON); a
+	// retry sends the same request and cannot help.
+	KindBadRequest = "bad_request"
 )
 
 // Error is an infrastructure failure.

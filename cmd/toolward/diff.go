@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/toolward/toolward/engine/diff"
+)
+
+func init() {
+	register(&command{name: "diff", summary: "compare two result directories run by run (McNemar test per model)", run: runDiff})
+}
+
+const diffUsage = `usage: toolward diff [--format text|md] [--alpha A] [--fail-on-regression] BASE NEW
+
+Diff pairs the runs of BASE/runs.jsonl and NEW/runs.jsonl by (case id, cell
+including the seed), so a case whose content changed still pairs (it is
+listed as changed). It reports regressions (pass → fail), fixes, new and
+dropped cases, and per model an exact McNemar test on the discordant pairs.
+Runs that errored on either side are not compared.
+
+A model regressed when it has more pass → fail than fail → pass pairs and
+the McNemar p-value is below --alpha; the whole diff regressed when any model
+did, or when a case went from always passing to always failing for a model.
+With --fail-on-regression the exit status is then 1.
+
+Flags:
+`
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text or md")
+	alpha := fs.Float64("alpha", 0.05, "significance level for a model regression")
+	failOn := fs.Bool("fail-on-regression", false, "exit 1 when the new results regressed")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, diffUsage)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return 2
+	}
+	if *format != "text" && *format != "md" {
+		fmt.Fprintf(stderr, "toolward diff: --format must be text or md, got %q\n", *format)
+		return 2
+	}
+	if !(*alpha > 0 && *alpha < 1) {
+		fmt.Fprintf(stderr, "toolward diff: --alpha must be between 0 and 1, got %v\n", *alpha)
+		return 2
+	}
+	r, err := diff.Compare(pos[0], pos[1], *alpha)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolward diff: %v\n", err)
+		return 1
+	}
+	if *format == "md" {
+		err = r.WriteMarkdown(stdout)
+	} else {
+		err = r.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "toolward diff: %v\n", err)
+		return 1
+	}
+	if *failOn && r.Regressed() {
+		fmt.Fprintln(stderr, "toolward diff: regressed")
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolward/toolward/engine/report"
+	"github.com/toolward/toolward/engine/results"
+)
+
+func init() {
+	register(&command{name: "merge", summary: "join the result directories of shards into one, with reports", run: runMerge})
+}
+
+const mergeUsage = `usage: toolward merge OUT DIR...
+
+Joins result directories written by 'toolward run --shard i/n' of one
+config into the new directory OUT: it checks they ran the same config,
+cases and filters, keeps one record per run id (a pass or fail over an
+error), and builds the reports. Exits 1 when a shard is missing (OUT is
+still written).
+`
+
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() < 2 {
+		fmt.Fprintln(stderr, "toolward merge: want OUT and at least one DIR")
+		fs.Usage()
+		return 2
+	}
+	out, dirs := fs.Arg(0), fs.Args()[1:]
+	res, err := results.Merge(out, dirs)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "merged %d directories: %d runs (%d error), %d duplicates dropped\n", len(dirs), res.Runs, res.Errors, res.Duplicates)
+	code := 0
+	if res.Bad > 0 {
+		fmt.Fprintf(stderr, "toolward merge: skipped %d unreadable lines\n", res.Bad)
+	}
+	if len(res.MissingShards) > 0 {
+		fmt.Fprintf(stderr, "toolward merge: missing shards %s; the merged result is incomplete\n", strings.Join(res.MissingShards, ", "))
+		code = 1
+	}
+	sum, err := report.Build(out)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward merge: building the reports:", err)
+		return 1
+	}
+	rate, scored := sum.OverallPassRate()
+	fmt.Fprintf(stdout, "pass rate %.1f%% over %d scored\nresults: %s\n", 100*rate, scored, out)
+	return code
+}

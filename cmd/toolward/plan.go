@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolward/toolward/engine"
+	"github.com/toolward/toolward/engine/plan"
+)
+
+func init() {
+	register(&command{name: "plan", summary: "expand a run config's matrix: counts per axis, total runs", run: runPlan})
+}
+
+const planUsage = `usage: toolward plan [--filter key=glob]... [--shard i/n] [--list] CONFIG
+
+Expands CONFIG's matrix without running anything: the values and count of
+each axis, outermost first, and the number of runs. The plan is never
+materialised, so a matrix of millions of runs plans instantly. --list
+prints one run per line instead: id, then the case and cell.
+
+Flags:
+`
+
+func runPlan(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, planUsage); fs.PrintDefaults() }
+	var filters multiFlag
+	fs.Var(&filters, "filter", "keep runs whose `key=glob` matches (repeatable)")
+	shard := fs.String("shard", "", "only shard `i/n` of the plan")
+	list := fs.Bool("list", false, "print the runs, one per line: id case model seed temperature tools confirm descriptions")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "toolward plan: want one CONFIG")
+		fs.Usage()
+		return 2
+	}
+	l, err := engine.Load(pos[0], filters, *shard)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward plan:", err)
+		return 1
+	}
+	p := l.Plan
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	defer w.Flush()
+	if *list {
+		for i := range p.Len() {
+			r := p.Run(i)
+			c := r.Cell
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Case.ID, c.Model, c.Seed, plan.FormatFloat(c.Temperature), c.Tools, c.Confirm, c.Descriptions)
+		}
+		return 0
+	}
+	fmt.Fprintf(w, "config %s (%s)\n", l.Config.Name, pos[0])
+	for _, a := range p.Axes() {
+		fmt.Fprintf(w, "  %-13s %6d  %s\n", a.Name, len(a.Values), abbreviate(a.Values, 8))
+	}
+	if l.Shard.Count > 0 {
+		fmt.Fprintf(w, "runs: %d (shard %s of %d)\n", p.Len(), l.Shard, p.Total())
+	} else {
+		fmt.Fprintf(w, "runs: %d\n", p.Len())
+	}
+	return 0
+}
+
+// abbreviate joins up to n values, then says how many more.
+func abbreviate(vs []string, n int) string {
+	if len(vs) <= n {
+		return strings.Join(vs, ", ")
+	}
+	return strings.Join(vs[:n], ", ") + fmt.Sprintf(", … (%d more)", len(vs)-n)
+}

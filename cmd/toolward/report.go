@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/toolward/toolward/engine/report"
+)
+
+func init() {
+	register(&command{name: "report", summary: "rebuild summary.json, report.md, report.html and junit.xml from runs.jsonl", run: runReport})
+}
+
+const reportUsage = `usage: toolward report DIR
+
+Report reads DIR/runs.jsonl (and DIR/config.json when present) and writes
+DIR/summary.json, DIR/report.md, DIR/report.html and DIR/junit.xml. Lines of
+runs.jsonl that are not records are reported as warnings and skipped.
+`
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	dir := pos[0]
+	s, err := report.Build(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolward report: %v\n", err)
+		return 1
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	rate, scored := s.OverallPassRate()
+	t := s.Totals
+	if scored > 0 {
+		fmt.Fprintf(stdout, "%s: %d runs, %d pass, %d fail, %d error; pass rate %.1f%% [%.1f, %.1f] over %d scored\n",
+			s.Title, t.Runs, t.Pass, t.Fail, t.Error, 100*rate, 100*t.Lo, 100*t.Hi, scored)
+	} else {
+		fmt.Fprintf(stdout, "%s: %d runs, %d pass, %d fail, %d error; no scored runs\n", s.Title, t.Runs, t.Pass, t.Fail, t.Error)
+	}
+	for _, f := range []string{report.SummaryFile, report.MarkdownFile, report.HTMLFile, report.JUnitFile} {
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, f))
+	}
+	return 0
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/server"
+	"golang.org/x/term"
+
+	"github.com/toolward/toolward/engine"
+	"github.com/toolward/toolward/engine/diff"
+	"github.com/toolward/toolward/engine/report"
+	"github.com/toolward/toolward/mcpserver"
+	"github.com/toolward/toolward/schema"
+)
+
+func init() {
+	register(&command{name: "run", summary: "execute a run config; results in results/<name>/<stamp>/", run: runRun})
+	engine.SetBuiltin(builtinServer)
+}
+
+// builtinServer builds the bundled MCP server for server: builtin. One
+// server serves a whole job; each run gets its own session and sandbox.
+func builtinServer(b schema.Builtin) (*server.MCPServer, error) {
+	s, err := mcpserver.New(mcpserver.Options{Corpus: b.Corpus, Catalogs: b.Catalogs})
+	if err != nil {
+		return nil, err
+	}
+	return s.MCPServer(), nil
+}
+
+const runUsage = `usage: toolward run [flags] CONFIG
+       toolward run --resume DIR
+
+Runs every run of CONFIG's plan (models x cases x seeds x temperatures x
+tool subsets x confirm modes x description sets), scores each, and writes
+results/<name>/<UTC stamp>/ with config.json, runs.jsonl and the reports.
+
+The backend is preflighted first: if Ollama is down or a model is not
+pulled, nothing runs. Infrastructure errors are retried (limits.retries)
+and then recorded as outcome error, apart from model failures.
+
+Ctrl-C once: runs in flight finish, then toolward exits 1 and prints how to
+resume. Ctrl-C twice: abort at once (runs in flight are lost and rerun on
+resume).
+
+Exit status: 0 when every planned run finished with pass or fail (and the
+--min-pass-rate and --baseline gates hold); 1 when runs are missing or
+ended in infrastructure errors, or a gate failed; 2 on a usage error.
+
+Flags:
+`
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments ("run configs/x.cue -j 4"), returning the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	workers := fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
+	outDir := fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
+	resume := fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error)")
+	var filters multiFlag
+	fs.Var(&filters, "filter", "keep runs whose `key=glob` matches (keys: case, tag, model, seed, temperature, tools, confirm, descriptions); repeatable: AND across keys, OR within one")
+	shard := fs.String("shard", "", "run only shard `i/n` (0 <= i < n) of the plan; join shards with toolward merge")
+	recordDir := fs.String("record", "", "record the model's replies as replay cassettes into `DIR`")
+	baseline := fs.String("baseline", "", "compare with the result directory `DIR` at the end (paired per case)")
+	failOnRegression := fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression")
+	minPass := fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	var config string
+	switch {
+	case len(pos) == 1:
+		config = pos[0]
+	case len(pos) == 0 && *resume != "":
+	default:
+		fmt.Fprintln(stderr, "toolward run: want one CONFIG (or --resume DIR)")
+		fs.Usage()
+		return 2
+	}
+	if *minPass > 1 {
+		fmt.Fprintln(stderr, "toolward run: --min-pass-rate is a fraction between 0 and 1")
+		return 2
+	}
+	if *failOnRegression && *baseline == "" {
+		fmt.Fprintln(stderr, "toolward run: --fail-on-regression needs --baseline DIR")
+		return 2
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				fmt.Fprintln(stderr, "\ntoolward: interrupted; finishing the runs in flight (Ctrl-C again to abort now)")
+				close(stop)
+				continue
+			}
+			fmt.Fprintln(stderr, "\ntoolward: aborting")
+			cancel()
+			return
+		}
+	}()
+
+	opts := engine.Options{
+		ConfigPath: config, ResumeDir: *resume, Filters: filters, Shard: *shard,
+		OutDir: *outDir, Workers: *workers, RecordDir: *recordDir, Progress: stderr, Stop: stop,
+	}
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.ProgressTTY = true
+	}
+	res, err := engine.Run(ctx, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward run:", err)
+		if res != nil && res.Dir != "" {
+			fmt.Fprintln(stderr, "results so far:", res.Dir)
+		}
+		return 1
+	}
+	code := 0
+	sum, err := report.Build(res.Dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward run: building the reports:", err)
+		code = 1
+	}
+	if sum != nil {
+		t := sum.Totals
+		rate, scored := sum.OverallPassRate()
+		fmt.Fprintf(stdout, "%d runs: %d pass, %d fail, %d error; pass rate %.1f%% over %d scored\n", t.Runs, t.Pass, t.Fail, t.Error, 100*rate, scored)
+		if *minPass >= 0 && rate < *minPass {
+			fmt.Fprintf(stderr, "toolward run: pass rate %.1f%% is below --min-pass-rate %s\n", 100*rate, strconv.FormatFloat(*minPass, 'g', -1, 64))
+			code = 1
+		}
+	}
+	fmt.Fprintln(stdout, "results:", res.Dir)
+	if sum != nil {
+		fmt.Fprintln(stdout, "report: ", filepath.Join(res.Dir, report.HTMLFile))
+	}
+	if *baseline != "" {
+		if c := compareBaseline(*baseline, res.Dir, *failOnRegression, stdout, stderr); c != 0 {
+			code = c
+		}
+	}
+	resumeHint := "toolward run --resume " + res.Dir
+	switch {
+	case res.Interrupted:
+		fmt.Fprintf(stderr, "toolward run: stopped with %d of %d runs not done; continue with:\n  %s\n", res.Remaining(), res.Planned, resumeHint)
+		return 1
+	case res.Errors > 0:
+		fmt.Fprintf(stderr, "toolward run: %d runs ended in infrastructure errors (see the report); retry them with:\n  %s\n", res.Errors, resumeHint)
+		return 1
+	}
+	return code
+}
+
+// compareBaseline prints the paired comparison of dir against base and
+// returns 1 when it cannot compare, or when failOnRegression is set and
+// the comparison finds a regression.
+func compareBaseline(base, dir string, failOnRegression bool, stdout, stderr io.Writer) int {
+	r, err := diff.Compare(base, dir, 0.05)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward run: --baseline:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "\ncompared with %s:\n", base)
+	if err := r.WriteText(stdout); err != nil {
+		fmt.Fprintln(stderr, "toolward run:", err)
+		return 1
+	}
+	if failOnRegression && r.Regressed() {
+		fmt.Fprintln(stderr, "toolward run: regression against the baseline")
+		return 1
+	}
+	return 0
+}

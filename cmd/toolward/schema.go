@@ -1,0 +1,50 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/toolward/toolward/schema"
+)
+
+func init() {
+	register(&command{name: "schema", summary: "print the CUE schema, or a JSON Schema for case files", run: runSchema})
+}
+
+const schemaUsage = `usage: toolward schema [--jsonschema]
+
+Prints the CUE schema embedded in toolward (#Case, #Matcher, #Config).
+With --jsonschema, prints a JSON Schema (draft-07) for case files instead,
+for editors: put
+    # yaml-language-server: $schema=<path or URL of that file>
+at the top of a case file.
+`
+
+func runSchema(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, schemaUsage) }
+	js := fs.Bool("jsonschema", false, "print a JSON Schema (draft-07) for case files")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "toolward schema: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var out []byte
+	if *js {
+		out = schema.CaseJSONSchema()
+	} else {
+		out = schema.Source()
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintln(stderr, "toolward schema:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/toolward/toolward/schema"
+)
+
+func init() {
+	register(&command{name: "validate", summary: "check case files and run configs (file:line:col errors)", run: runValidate})
+}
+
+const validateUsage = `usage: toolward validate [--format text|json] [PATH...]
+
+Checks case files (*.yaml, *.yml) and run configs (*.cue) against the
+embedded schema. Directories are walked; the default is cases/ configs/.
+Beyond the schema it checks matchers, duplicate case ids, needs that omit
+an expected tool, each case's golden trajectory against its own (base)
+expectations, and the files a config refers to.
+
+Prints one line per mistake, path:line:col: message, on stdout (or a JSON
+array of {file, line, col, path, message} with --format json). Exits 0 when
+clean, 1 on any mistake, 2 on a usage error.
+`
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, validateUsage) }
+	format := fs.String("format", "text", "output format: text or json")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "toolward validate: unknown --format %q (want text or json)\n", *format)
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		for _, d := range []string{"cases", "configs"} {
+			if _, err := os.Stat(d); err == nil {
+				paths = append(paths, d)
+			}
+		}
+		if len(paths) == 0 {
+			fmt.Fprintln(stderr, "toolward validate: no cases/ or configs/ in the working directory; name the files to check")
+			return 2
+		}
+	}
+	errs := schema.Validate(paths)
+	if *format == "json" {
+		if errs == nil {
+			errs = schema.Errors{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(errs); err != nil {
+			fmt.Fprintln(stderr, "toolward validate:", err)
+			return 1
+		}
+	} else {
+		for _, e := range errs {
+			fmt.Fprintln(stdout, e.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,23 @@
+// Package agent runs one conversation between a model and a set of tools:
+// the agent loop of a single run, recording everything it does.
+//
+// Steps:
+//
+//  1. The conversation starts with the case's system prompt, then its
+//     prompt as a user message (or its scripted message prefix).
+//  2. Each turn sends the conversation and the offered tools to the
+//     backend. A reply without tool calls ends the run: its content is the
+//     answer. A reply with tool calls is appended, each call is carried out
+//     in order, and each result goes back as a "tool" message.
+//  3. A call to a tool that was not offered, or with arguments that are not
+//     a JSON object, is not sent to the server; the model gets an error
+//     result explaining why, and the call is recorded (NotOffered,
+//     Malformed with RawArgs). Empty or null arguments count as {}.
+//  4. After MaxIterations model turns without a final answer, the run
+//     stops with OutOfTurns set (the engine fails it with max_iterations).
+//
+// The loop owns no policy beyond this: timeouts come from the context (run
+// timeout) and Options.CallTimeout (per tool call); retries are the
+// engine's. An error return is always an infrastructure failure; the trace
+// up to that point is returned with it.
+package agent

@@ -1,0 +1,149 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolward/toolward/engine/backend"
+)
+
+// Replay answers chat requests from cassettes. It is read-only after New
+// and safe for concurrent use.
+type Replay struct {
+	dir   string
+	cases map[string]*entry
+}
+
+type entry struct {
+	cassette *Cassette
+	// replies[i][j] is run i's reply for turn j, built once at load.
+	replies [][]*backend.Response
+}
+
+var (
+	_ backend.Backend     = (*Replay)(nil)
+	_ backend.Preflighter = (*Replay)(nil)
+)
+
+// New loads every *.yaml and *.yml file under dir (recursively). Each
+// file holds one or more cassettes; a case id may appear in one cassette
+// only. A directory with no cassettes is an error.
+func New(dir string) (*Replay, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("replay: cassette directory: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("replay: %s is not a directory", dir)
+	}
+	r := &Replay{dir: dir, cases: make(map[string]*entry)}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		cs, err := Parse(path, data)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if prev, dup := r.cases[c.Case]; dup {
+				return &SyntaxError{File: c.File, Line: c.Line, Msg: fmt.Sprintf("case %q already has a cassette at %s:%d", c.Case, prev.cassette.File, prev.cassette.Line)}
+			}
+			r.cases[c.Case] = build(c)
+		}
+		return nil
+	})
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		return nil, fmt.Errorf("replay: loading %s: %w", dir, err)
+	}
+	if len(r.cases) == 0 {
+		return nil, fmt.Errorf("replay: no cassettes (*.yaml) in %s", dir)
+	}
+	return r, nil
+}
+
+func build(c *Cassette) *entry {
+	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs))}
+	for i, run := range c.Runs {
+		e.replies[i] = make([]*backend.Response, len(run.Turns))
+		for j, t := range run.Turns {
+			e.replies[i][j] = &backend.Response{
+				Message: backend.Message{
+					Role: "assistant", Content: t.Content, Thinking: t.Thinking, ToolCalls: t.ToolCalls,
+				},
+				TokensIn: t.TokensIn, TokensOut: t.TokensOut, Latency: t.Latency, DoneReason: t.DoneReason,
+			}
+		}
+	}
+	return e
+}
+
+// Dir returns the cassette directory.
+func (r *Replay) Dir() string { return r.dir }
+
+// Cases returns how many cases have cassettes.
+func (r *Replay) Cases() int { return len(r.cases) }
+
+// Chat returns the cassette's reply for req.Key: the first run whose
+// `when` matches the cell, at index Key.Turn. The returned Response is a
+// fresh copy, but its ToolCalls slice and argument bytes are shared with
+// the cassette and must not be modified. Anything without a reply is a
+// non-retryable *backend.Error of kind KindCassetteMiss naming the key.
+func (r *Replay) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
+	if err := ctx.Err(); err != nil {
+		kind := backend.KindUnavailable
+		if errors.Is(err, context.DeadlineExceeded) {
+			kind = backend.KindTimeout
+		}
+		return nil, &backend.Error{Kind: kind, Msg: "replay: request abandoned", Err: err}
+	}
+	k := &req.Key
+	e, ok := r.cases[k.Case]
+	if !ok {
+		return nil, r.miss(k, fmt.Sprintf("no cassette for case %q", k.Case))
+	}
+	for i := range e.cassette.Runs {
+		run := &e.cassette.Runs[i]
+		if !run.matches(k.Cell) {
+			continue
+		}
+		if k.Turn < 0 || k.Turn >= len(run.Turns) {
+			return nil, r.miss(k, fmt.Sprintf("the matching run (%s:%d, when %s) has %d turns", e.cassette.File, run.Line, formatWhen(run.When), len(run.Turns)))
+		}
+		resp := *e.replies[i][k.Turn]
+		return &resp, nil
+	}
+	var whens []string
+	for _, run := range e.cassette.Runs {
+		whens = append(whens, fmt.Sprintf("line %d when %s", run.Line, formatWhen(run.When)))
+	}
+	return nil, r.miss(k, fmt.Sprintf("no run in %s matches the cell (runs: %s)", e.cassette.File, strings.Join(whens, "; ")))
+}
+
+func (r *Replay) miss(k *backend.Key, why string) error {
+	return &backend.Error{
+		Kind: backend.KindCassetteMiss,
+		Msg:  fmt.Sprintf("replay: no reply for case %q cell %s turn %d in cassettes %s: %s", k.Case, formatCell(k.Cell), k.Turn, r.dir, why),
+	}
+}
+
+// Preflight reports the cassette directory; every model is "present".
+func (r *Replay) Preflight(ctx context.Context, models []string) (*backend.Info, error) {
+	return &backend.Info{Server: fmt.Sprintf("replay from %s (%d cassettes)", r.dir, len(r.cases))}, nil
+}

@@ -1,0 +1,291 @@
+package diff
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/report/stats"
+)
+
+// Result is the comparison of a base and a new result directory.
+type Result struct {
+	Base, New Side
+	// Alpha is the significance level for Regressed.
+	Alpha float64
+	// Models holds one row per model present on both sides, by name.
+	Models []ModelDiff
+	// Regressions are pairs that went pass → fail; Fixes fail → pass.
+	Regressions []Change
+	Fixes       []Change
+	// Broken lists (case, model) pairs whose paired runs all passed in
+	// base and all fail in new.
+	Broken []Broken
+	// NewCases and DroppedCases are case ids present on one side only.
+	NewCases     []string
+	DroppedCases []string
+	// Changed lists case ids present on both sides whose paired runs have
+	// different run ids: the case content changed between the runs.
+	Changed []string
+	// Paired counts runs present on both sides; Scored those where
+	// neither side errored; ErrorPairs the rest.
+	Paired, Scored, ErrorPairs int
+	// BaseOnly and NewOnly count runs of shared cases with no partner
+	// (cells added or removed from the matrix).
+	BaseOnly, NewOnly int
+	Warnings          []string
+}
+
+// Side describes one result directory.
+type Side struct {
+	Dir      string
+	Runs     int
+	BadLines int
+}
+
+// ModelDiff is one model's paired comparison. B counts pass → fail pairs,
+// C fail → pass; P is the exact McNemar p-value on them.
+type ModelDiff struct {
+	Model             string
+	Pairs             int // scored pairs
+	BasePass, NewPass int
+	B, C              int
+	P                 float64
+	// Regressed is set when B > C and P < Alpha.
+	Regressed bool
+}
+
+// BaseRate and NewRate are the pass rates over the scored pairs.
+func (m ModelDiff) BaseRate() float64 { return ratio(m.BasePass, m.Pairs) }
+
+// NewRate is the new side's pass rate over the scored pairs.
+func (m ModelDiff) NewRate() float64 { return ratio(m.NewPass, m.Pairs) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Change is one pair whose outcome flipped.
+type Change struct {
+	Case string
+	Cell record.Cell
+	// Reasons are the failure codes on the failing side.
+	Reasons []string
+}
+
+// Broken is a case that always passed for a model in base and always
+// fails in new, over Runs paired runs.
+type Broken struct {
+	Case, Model string
+	Runs        int
+}
+
+// Regressed reports whether the new results are worse: some model
+// regressed with McNemar p < Alpha, or some case went from always passing
+// to always failing for a model.
+func (r *Result) Regressed() bool {
+	for _, m := range r.Models {
+		if m.Regressed {
+			return true
+		}
+	}
+	return len(r.Broken) > 0
+}
+
+// key pairs runs: the case id and the cell with the seed, without the
+// tool count (which follows from the subset).
+type key struct {
+	Case string
+	Cell record.Cell
+}
+
+type entry struct {
+	id      string
+	outcome string
+	reasons []string
+}
+
+// Compare pairs the runs of baseDir/runs.jsonl and newDir/runs.jsonl. alpha
+// is the significance level for a model regression (0 < alpha < 1).
+func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("diff: alpha must be between 0 and 1, got %v", alpha)
+	}
+	r := &Result{Base: Side{Dir: baseDir}, New: Side{Dir: newDir}, Alpha: alpha}
+	base, err := load(baseDir, &r.Base, &r.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	nw, err := load(newDir, &r.New, &r.Warnings)
+	if err != nil {
+		return nil, err
+	}
+
+	baseCases, newCases := map[string]bool{}, map[string]bool{}
+	for k := range base {
+		baseCases[k.Case] = true
+	}
+	for k := range nw {
+		newCases[k.Case] = true
+	}
+	for c := range newCases {
+		if !baseCases[c] {
+			r.NewCases = append(r.NewCases, c)
+		}
+	}
+	for c := range baseCases {
+		if !newCases[c] {
+			r.DroppedCases = append(r.DroppedCases, c)
+		}
+	}
+
+	models := map[string]*ModelDiff{}
+	type cm struct{ Case, Model string }
+	always := map[cm]*[3]int{} // runs, base passes, new fails
+	changed := map[string]bool{}
+	for k, b := range base {
+		n, ok := nw[k]
+		if !ok {
+			if newCases[k.Case] {
+				r.BaseOnly++
+			}
+			continue
+		}
+		r.Paired++
+		if b.id != n.id {
+			changed[k.Case] = true
+		}
+		if b.outcome == record.Error || n.outcome == record.Error {
+			r.ErrorPairs++
+			continue
+		}
+		r.Scored++
+		m := models[k.Cell.Model]
+		if m == nil {
+			m = &ModelDiff{Model: k.Cell.Model}
+			models[k.Cell.Model] = m
+		}
+		m.Pairs++
+		bp, np := b.outcome == record.Pass, n.outcome == record.Pass
+		if bp {
+			m.BasePass++
+		}
+		if np {
+			m.NewPass++
+		}
+		switch {
+		case bp && !np:
+			m.B++
+			r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: n.reasons})
+		case !bp && np:
+			m.C++
+			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: b.reasons})
+		}
+		a := always[cm{k.Case, k.Cell.Model}]
+		if a == nil {
+			a = &[3]int{}
+			always[cm{k.Case, k.Cell.Model}] = a
+		}
+		a[0]++
+		if bp {
+			a[1]++
+		}
+		if !np {
+			a[2]++
+		}
+	}
+	for k := range nw {
+		if _, ok := base[k]; !ok && baseCases[k.Case] {
+			r.NewOnly++
+		}
+	}
+	for _, m := range models {
+		m.P = stats.McNemarExact(m.B, m.C)
+		m.Regressed = m.B > m.C && m.P < alpha
+		r.Models = append(r.Models, *m)
+	}
+	for k, a := range always {
+		if a[0] > 0 && a[1] == a[0] && a[2] == a[0] {
+			r.Broken = append(r.Broken, Broken{Case: k.Case, Model: k.Model, Runs: a[0]})
+		}
+	}
+	for c := range changed {
+		r.Changed = append(r.Changed, c)
+	}
+
+	slices.SortFunc(r.Models, func(a, b ModelDiff) int { return cmp.Compare(a.Model, b.Model) })
+	slices.Sort(r.NewCases)
+	slices.Sort(r.DroppedCases)
+	slices.Sort(r.Changed)
+	slices.SortFunc(r.Broken, func(a, b Broken) int { return cmp.Or(cmp.Compare(a.Case, b.Case), cmp.Compare(a.Model, b.Model)) })
+	sortChanges(r.Regressions)
+	sortChanges(r.Fixes)
+	if r.Paired == 0 {
+		r.Warnings = append(r.Warnings, "no runs pair between the two directories")
+	}
+	if r.ErrorPairs > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d paired runs errored on one side or both and are not compared", r.ErrorPairs))
+	}
+	return r, nil
+}
+
+func sortChanges(cs []Change) {
+	slices.SortFunc(cs, func(a, b Change) int {
+		x, y := a.Cell, b.Cell
+		return cmp.Or(cmp.Compare(a.Case, b.Case), cmp.Compare(x.Model, y.Model), cmp.Compare(x.Temperature, y.Temperature),
+			cmp.Compare(x.Tools, y.Tools), cmp.Compare(x.Confirm, y.Confirm), cmp.Compare(x.Descriptions, y.Descriptions), cmp.Compare(x.Seed, y.Seed))
+	})
+}
+
+// load streams dir/runs.jsonl into a map by pairing key; the last record of
+// a key wins. Bad lines become warnings.
+func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
+	path := filepath.Join(dir, "runs.jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	defer f.Close()
+	out := map[key]entry{}
+	rd := record.NewReader(f, path)
+	for rd.Scan() {
+		rec, err := rd.Record()
+		if err != nil {
+			side.BadLines++
+			if side.BadLines <= 5 {
+				*warnings = append(*warnings, "skipped "+err.Error())
+			}
+			continue
+		}
+		cell := rec.Cell
+		cell.ToolCount = 0
+		e := entry{id: rec.ID, outcome: rec.Outcome}
+		switch e.outcome {
+		case record.Pass, record.Fail:
+		default:
+			e.outcome = record.Error
+		}
+		seen := map[string]bool{}
+		for _, rs := range rec.Reasons {
+			if !seen[rs.Code] {
+				seen[rs.Code] = true
+				e.reasons = append(e.reasons, rs.Code)
+			}
+		}
+		out[key{rec.Case, cell}] = e
+	}
+	if err := rd.Err(); err != nil {
+		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
+	}
+	side.Runs = len(out)
+	if side.BadLines > 5 {
+		*warnings = append(*warnings, fmt.Sprintf("%d more bad lines in %s", side.BadLines-5, path))
+	}
+	return out, nil
+}

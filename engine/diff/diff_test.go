@@ -1,0 +1,203 @@
+package diff
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/matchers"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// pair describes one (case, model, seed) in both runs: outcomes as
+// "P" pass, "F" fail, "E" error, "-" absent.
+type pair struct {
+	kase, model string
+	seed        int
+	base, new   string
+}
+
+// The scenario (hand-computed expectations in TestCompare):
+//
+//	model a: c1 s1 P→F, c1 s2 P→F (c1 always passing → always failing)
+//	         c2 s1 P→F, c2 s2 P→P; c3 s1 P→F, c3 s2 P→P; c4 s1 P→F, c4 s2 F→F
+//	         c5 s1 P→F (its only run: always passing → always failing too)
+//	         c1 s3 only in new
+//	model b: c1 s1 P→F, c1 s2 P→P; c2 s1 P→F, c2 s2 F→P; c3 s1 E→P
+//	c9 only in base, c10 only in new; c2's content changed in new.
+var scenario = []pair{
+	{"c1", "a", 1, "P", "F"}, {"c1", "a", 2, "P", "F"},
+	{"c2", "a", 1, "P", "F"}, {"c2", "a", 2, "P", "P"},
+	{"c3", "a", 1, "P", "F"}, {"c3", "a", 2, "P", "P"},
+	{"c4", "a", 1, "P", "F"}, {"c4", "a", 2, "F", "F"},
+	{"c5", "a", 1, "P", "F"},
+	{"c1", "a", 3, "-", "P"},
+	{"c1", "b", 1, "P", "F"}, {"c1", "b", 2, "P", "P"},
+	{"c2", "b", 1, "P", "F"}, {"c2", "b", 2, "F", "P"},
+	{"c3", "b", 1, "E", "P"},
+	{"c9", "a", 1, "P", "-"},
+	{"c10", "a", 1, "-", "P"},
+}
+
+func writeSide(t *testing.T, dir string, pairs []pair, newSide bool) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := record.NewWriter(&buf)
+	for _, p := range pairs {
+		o := p.base
+		if newSide {
+			o = p.new
+		}
+		if o == "-" {
+			continue
+		}
+		rec := &record.Record{Case: p.kase, Cell: record.Cell{Model: p.model, Seed: p.seed, Tools: "needed", ToolCount: 2, Confirm: "auto", Descriptions: "default"}}
+		rec.ID = fmt.Sprintf("%s-%s-%d", p.kase, p.model, p.seed)
+		if newSide && p.kase == "c2" {
+			rec.ID += "-edited"
+			rec.Cell.ToolCount = 3 // tool count is not part of the pairing key
+		}
+		switch o {
+		case "P":
+			rec.Outcome = record.Pass
+		case "F":
+			rec.Outcome = record.Fail
+			rec.Reasons = []matchers.Reason{{Code: "wrong_args", Detail: "x"}, {Code: "wrong_args", Detail: "y"}}
+		case "E":
+			rec.Outcome = record.Error
+			rec.Error = &record.InfraError{Kind: "timeout", Message: "slow"}
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !newSide {
+		buf.WriteString("garbage line\n")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runs.jsonl"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func scenarioDirs(t *testing.T) (string, string) {
+	root := t.TempDir()
+	base, nw := filepath.Join(root, "base"), filepath.Join(root, "new")
+	writeSide(t, base, scenario, false)
+	writeSide(t, nw, scenario, true)
+	return base, nw
+}
+
+func TestCompare(t *testing.T) {
+	base, nw := scenarioDirs(t)
+	r, err := Compare(base, nw, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Models) != 2 {
+		t.Fatalf("models %+v", r.Models)
+	}
+	// Model a: b = 6 pass→fail, c = 0 → p = 2·P(X ≤ 0), X ~ Bin(6, 1/2)
+	// = 2/64 = .03125 < .05 → regressed. 9 scored pairs; base passes 8, new 2.
+	a := r.Models[0]
+	if a.Model != "a" || a.B != 6 || a.C != 0 || a.Pairs != 9 || a.BasePass != 8 || a.NewPass != 2 || math.Abs(a.P-0.03125) > 1e-12 || !a.Regressed {
+		t.Errorf("model a = %+v", a)
+	}
+	// Model b: b = 2, c = 1 → p = min(1, 2·P(X ≤ 1)), X ~ Bin(3, 1/2)
+	// = min(1, 2·4/8) = 1; the error pair is not scored.
+	b := r.Models[1]
+	if b.Model != "b" || b.B != 2 || b.C != 1 || b.Pairs != 4 || b.P != 1 || b.Regressed {
+		t.Errorf("model b = %+v", b)
+	}
+	if !r.Regressed() {
+		t.Error("Regressed() = false")
+	}
+	if len(r.Broken) != 2 || r.Broken[0] != (Broken{"c1", "a", 2}) || r.Broken[1] != (Broken{"c5", "a", 1}) {
+		t.Errorf("broken = %+v", r.Broken)
+	}
+	if len(r.Regressions) != 8 || len(r.Fixes) != 1 || r.Fixes[0].Case != "c2" || r.Fixes[0].Cell.Model != "b" {
+		t.Errorf("regressions %d fixes %+v", len(r.Regressions), r.Fixes)
+	}
+	if strings.Join(r.Regressions[0].Reasons, ",") != "wrong_args" {
+		t.Errorf("reasons %v", r.Regressions[0].Reasons)
+	}
+	if strings.Join(r.NewCases, ",") != "c10" || strings.Join(r.DroppedCases, ",") != "c9" || strings.Join(r.Changed, ",") != "c2" {
+		t.Errorf("new %v dropped %v changed %v", r.NewCases, r.DroppedCases, r.Changed)
+	}
+	if r.Paired != 14 || r.Scored != 13 || r.ErrorPairs != 1 || r.BaseOnly != 0 || r.NewOnly != 1 || r.Base.BadLines != 1 {
+		t.Errorf("paired %d scored %d errors %d baseOnly %d newOnly %d bad %d", r.Paired, r.Scored, r.ErrorPairs, r.BaseOnly, r.NewOnly, r.Base.BadLines)
+	}
+}
+
+func TestCompareSelfIsClean(t *testing.T) {
+	base, _ := scenarioDirs(t)
+	r, err := Compare(base, base, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Regressed() || len(r.Regressions)+len(r.Fixes)+len(r.Changed)+len(r.NewCases)+len(r.DroppedCases) != 0 {
+		t.Errorf("self-compare not clean: %+v", r)
+	}
+	for _, m := range r.Models {
+		if m.P != 1 || m.B+m.C != 0 {
+			t.Errorf("%+v", m)
+		}
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	base, nw := scenarioDirs(t)
+	if _, err := Compare(base, nw, 0); err == nil {
+		t.Error("alpha 0 accepted")
+	}
+	if _, err := Compare(base, filepath.Join(nw, "missing"), 0.05); err == nil || !strings.Contains(err.Error(), "runs.jsonl") {
+		t.Errorf("missing dir: %v", err)
+	}
+}
+
+// TestOutputGolden checks text and Markdown output against
+// testdata/scenario.{txt,md}.golden; -update rewrites them.
+func TestOutputGolden(t *testing.T) {
+	base, nw := scenarioDirs(t)
+	r, err := Compare(base, nw, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Base.Dir, r.New.Dir = "results/x/base", "results/x/new"
+	r.Warnings = []string{"skipped runs.jsonl:15: not a run record"}
+	for ext, write := range map[string]func(*bytes.Buffer) error{
+		"txt": func(b *bytes.Buffer) error { return r.WriteText(b) },
+		"md":  func(b *bytes.Buffer) error { return r.WriteMarkdown(b) },
+	} {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", "scenario."+ext+".golden")
+		if *update {
+			if err := os.MkdirAll("testdata", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update)", err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("%s output differs from %s:\n%s", ext, golden, buf.String())
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package diff
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/toolward/toolward/engine/record"
+)
+
+// maxListed bounds the regressions and fixes listed one per line.
+const maxListed = 30
+
+func cellString(c record.Cell) string {
+	return fmt.Sprintf("%s temp=%s tools=%s confirm=%s desc=%s seed=%d", c.Model,
+		strconv.FormatFloat(c.Temperature, 'g', -1, 64), c.Tools, dash(c.Confirm), dash(c.Descriptions), c.Seed)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+func delta(m ModelDiff) string {
+	if m.Pairs == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f pp", 100*(m.NewRate()-m.BaseRate()))
+}
+
+func pval(p float64) string {
+	if p < 0.0001 {
+		return "<0.0001"
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+func verdict(m ModelDiff, alpha float64) string {
+	switch {
+	case m.Regressed:
+		return "REGRESSED"
+	case m.C > m.B && m.P < alpha:
+		return "improved"
+	}
+	return ""
+}
+
+// WriteText writes the comparison as aligned plain text.
+func (r *Result) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	p("base %s (%d runs)\nnew  %s (%d runs)\n", r.Base.Dir, r.Base.Runs, r.New.Dir, r.New.Runs)
+	p("paired %d runs by (case id, cell incl. seed); %d scored on both sides\n", r.Paired, r.Scored)
+	for _, w := range r.Warnings {
+		p("warning: %s\n", w)
+	}
+	if len(r.Models) > 0 {
+		p("\n")
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		// tabwriter right-aligns every column; padding the model names to
+		// one width keeps that column reading left-aligned.
+		width := len("model")
+		for _, m := range r.Models {
+			width = max(width, len(m.Model))
+		}
+		fmt.Fprintf(tw, "%-*s\tpairs\tbase\tnew\tΔ\tpass→fail\tfail→pass\tp (McNemar)\t\n", width, "model")
+		for _, m := range r.Models {
+			fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", width, m.Model, m.Pairs, pct(m.BaseRate()), pct(m.NewRate()), delta(m), m.B, m.C, pval(m.P), strings.TrimRight("  "+verdict(m, r.Alpha), " "))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		p("(exact two-sided McNemar test on discordant pairs; regressed when pass→fail > fail→pass and p < %g)\n", r.Alpha)
+	}
+	if len(r.Broken) > 0 {
+		p("\nalways passing → always failing:\n")
+		for _, b := range r.Broken {
+			p("  %s  %s  (%d paired run(s))\n", b.Case, b.Model, b.Runs)
+		}
+	}
+	list := func(title string, cs []Change) {
+		if len(cs) == 0 {
+			return
+		}
+		p("\n%s: %d\n", title, len(cs))
+		for i, c := range cs {
+			if i == maxListed {
+				p("  … and %d more\n", len(cs)-i)
+				break
+			}
+			p("  %s  %s", c.Case, cellString(c.Cell))
+			if len(c.Reasons) > 0 {
+				p("  [%s]", strings.Join(c.Reasons, ", "))
+			}
+			p("\n")
+		}
+	}
+	list("regressions (pass → fail)", r.Regressions)
+	list("fixes (fail → pass)", r.Fixes)
+	names := func(title string, xs []string) {
+		if len(xs) > 0 {
+			p("\n%s (%d): %s\n", title, len(xs), strings.Join(xs, ", "))
+		}
+	}
+	names("new cases", r.NewCases)
+	names("dropped cases", r.DroppedCases)
+	names("cases whose content changed (run ids differ)", r.Changed)
+	if r.BaseOnly+r.NewOnly > 0 {
+		p("\nunpaired runs of shared cases: %d only in base, %d only in new (matrix changed)\n", r.BaseOnly, r.NewOnly)
+	}
+	return bw.Flush()
+}
+
+// WriteMarkdown writes the comparison as Markdown, for pull requests.
+func (r *Result) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	p("## toolward diff\n\nbase `%s` (%d runs) → new `%s` (%d runs); %d runs paired by (case id, cell incl. seed), %d scored on both sides.\n\n",
+		code(r.Base.Dir), r.Base.Runs, code(r.New.Dir), r.New.Runs, r.Paired, r.Scored)
+	if r.Regressed() {
+		p("**Regressed.**\n\n")
+	}
+	for _, w := range r.Warnings {
+		p("> %s\n", esc(w))
+	}
+	if len(r.Warnings) > 0 {
+		p("\n")
+	}
+	if len(r.Models) > 0 {
+		p("| model | pairs | base | new | Δ | pass→fail | fail→pass | p (McNemar) | |\n|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+		for _, m := range r.Models {
+			p("| `%s` | %d | %s | %s | %s | %d | %d | %s | %s |\n", code(m.Model), m.Pairs, pct(m.BaseRate()), pct(m.NewRate()), delta(m), m.B, m.C, pval(m.P), verdict(m, r.Alpha))
+		}
+		p("\nExact two-sided McNemar test on the discordant pairs; a model regressed when pass→fail > fail→pass and p < %g.\n\n", r.Alpha)
+	}
+	if len(r.Broken) > 0 {
+		p("### Always passing → always failing\n\n| case | model | paired runs |\n|---|---|--:|\n")
+		for _, b := range r.Broken {
+			p("| `%s` | `%s` | %d |\n", code(b.Case), code(b.Model), b.Runs)
+		}
+		p("\n")
+	}
+	list := func(title string, cs []Change) {
+		if len(cs) == 0 {
+			return
+		}
+		p("### %s (%d)\n\n| case | cell | reasons on the failing side |\n|---|---|---|\n", title, len(cs))
+		for i, c := range cs {
+			if i == maxListed {
+				p("\n…and %d more.\n", len(cs)-i)
+				break
+			}
+			p("| `%s` | %s | %s |\n", code(c.Case), esc(cellString(c.Cell)), esc(strings.Join(c.Reasons, ", ")))
+		}
+		p("\n")
+	}
+	list("Regressions: pass → fail", r.Regressions)
+	list("Fixes: fail → pass", r.Fixes)
+	names := func(title string, xs []string) {
+		if len(xs) == 0 {
+			return
+		}
+		q := make([]string, len(xs))
+		for i, x := range xs {
+			q[i] = "`" + code(x) + "`"
+		}
+		p("**%s** (%d): %s\n\n", title, len(xs), strings.Join(q, ", "))
+	}
+	names("New cases", r.NewCases)
+	names("Dropped cases", r.DroppedCases)
+	names("Changed cases (content differs, still paired)", r.Changed)
+	if r.BaseOnly+r.NewOnly > 0 {
+		p("Unpaired runs of shared cases: %d only in base, %d only in new (the matrix changed).\n", r.BaseOnly, r.NewOnly)
+	}
+	return bw.Flush()
+}
+
+// code makes s safe inside a Markdown code span in a table.
+func code(s string) string { return strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(s) }
+
+// esc makes s safe as Markdown table text.
+func esc(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\n", " ").Replace(s)
+}

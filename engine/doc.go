@@ -1,0 +1,28 @@
+// Package engine runs a job: every run of a config's plan, each an agent
+// loop between a model backend and an MCP server, scored and appended to
+// a result directory.
+//
+// Steps of Run:
+//
+//  1. Load the config through package schema (or, on resume, the resolved
+//     config kept in the result directory's config.json), load the cases
+//     and compile their expectations. Any error stops here.
+//  2. Build the lazy plan (package plan), apply filters and the shard.
+//  3. Build the backend from the config (Ollama or replay; wrapped in a
+//     cassette recorder with --record, and in a per-host concurrency
+//     limit), and preflight it: if the server is down or a model is
+//     missing, nothing runs.
+//  4. Connect to the MCP server (package session) and list its tools.
+//  5. Create the result directory (or, on resume, compact its runs.jsonl
+//     to the runs that finished with pass or fail) and write config.json.
+//  6. Feed the plan's runs, in plan order (grouped by model), to Workers
+//     goroutines. Each run selects its tools (package toolset), runs the
+//     agent loop (package agent) within the run timeout, and is scored
+//     with the case's expectation. Infrastructure errors are retried with
+//     exponential backoff and jitter up to limits.retries times (unless not
+//     retryable, such as a missing model), then recorded with outcome
+//     error; they never count as model failures.
+//  7. Closing Options.Stop stops feeding runs: runs in flight finish and
+//     are recorded, and Run returns with Interrupted set. Cancelling the
+//     context aborts runs in flight; they are not recorded.
+package engine

@@ -1,0 +1,447 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/ollama"
+	"github.com/toolward/toolward/engine/backend/replay"
+	"github.com/toolward/toolward/engine/plan"
+	"github.com/toolward/toolward/engine/progress"
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema"
+)
+
+// Version returns toolward's version as built ("devel" from a checkout).
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// Options configure Run. The zero value of each field is documented.
+type Options struct {
+	// ConfigPath is the run config to execute. Ignored when ResumeDir is
+	// set, except that it must then resolve to the same config.
+	ConfigPath string
+	// ResumeDir continues an earlier job in place: the config, filters and
+	// shard come from its config.json, and only the runs without a pass or
+	// fail record run.
+	ResumeDir string
+	// Filters narrow the plan ("key=glob"); see plan.ParseFilter.
+	Filters []string
+	// Shard, "i/n", runs one slice of the plan; "" runs it all.
+	Shard string
+	// OutDir, when set, is the new result directory (created; it must not
+	// exist or be empty) instead of <output>/<name>/<stamp>.
+	OutDir string
+	// Workers is the number of runs in flight; 0 means limits.concurrency.
+	Workers int
+	// RecordDir, when set, records the backend's replies as cassettes
+	// there (replay.NewRecorder).
+	RecordDir string
+	// Progress receives progress lines; nil means none. ProgressTTY
+	// redraws one line in place.
+	Progress    io.Writer
+	ProgressTTY bool
+	// Stop, when closed, stops starting runs; runs in flight finish.
+	Stop <-chan struct{}
+
+	// Backend replaces the config's backend (tests, benchmarks).
+	Backend backend.Backend
+	// Builtin builds the bundled MCP server for server: builtin; nil
+	// means the default registered with SetBuiltin.
+	Builtin func(schema.Builtin) (*server.MCPServer, error)
+	// Backoff is the delay before retry attempt n (1-based); nil means
+	// exponential from 200ms, capped at 10s, with full jitter.
+	Backoff func(n int) time.Duration
+	// Now returns the time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Result says what a job did.
+type Result struct {
+	Dir     string // the result directory
+	Planned int64  // runs in the (filtered, sharded) plan
+	Skipped int64  // runs already finished (resume)
+	Ran     int64  // runs finished by this call
+	// Outcomes of the runs finished by this call.
+	Pass, Fail, Errors int64
+	// Interrupted is set when Stop or the context ended the job early;
+	// the job can be resumed from Dir.
+	Interrupted bool
+}
+
+// Remaining is the number of planned runs without a record.
+func (r *Result) Remaining() int64 { return r.Planned - r.Skipped - r.Ran }
+
+var defaultBuiltin func(schema.Builtin) (*server.MCPServer, error)
+
+// SetBuiltin registers the constructor of the bundled MCP server, used
+// when Options.Builtin is nil. (The command registers mcpserver's.)
+func SetBuiltin(f func(schema.Builtin) (*server.MCPServer, error)) { defaultBuiltin = f }
+
+// Loaded is a config with its cases, compiled expectations and plan.
+type Loaded struct {
+	Config  *schema.Config
+	Cases   []*schema.Case
+	Expect  map[string]*matchers.Expectation // by case id
+	Plan    *plan.Plan                       // filtered and sharded
+	Filters []string
+	Shard   plan.Shard
+}
+
+// Load reads a config and its cases and builds the plan, as `toolward
+// plan` shows it and Run executes it.
+func Load(configPath string, filters []string, shard string) (*Loaded, error) {
+	cfg, err := schema.LoadConfig(configPath)
+	if err != nil {
+		return nil, err
+	}
+	return load(cfg, filters, shard)
+}
+
+func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
+	cases, err := schema.LoadCases(cfg.Cases)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{Config: cfg, Cases: cases, Expect: make(map[string]*matchers.Expectation, len(cases)), Filters: filters}
+	for _, c := range cases {
+		e, err := matchers.CompileExpect(c.Expect)
+		if err != nil {
+			return nil, fmt.Errorf("%s: case %s: %w", c.File, c.ID, err)
+		}
+		l.Expect[c.ID] = e
+	}
+	p, err := plan.New(cfg, cases)
+	if err != nil {
+		return nil, err
+	}
+	// The config's own filter first, then the command line's: each
+	// narrows the other (AND), while repeated keys within one OR.
+	for _, set := range []struct {
+		what    string
+		filters []string
+	}{{"config filter", cfg.Filter}, {"--filter", filters}} {
+		var fs []plan.Filter
+		for _, s := range set.filters {
+			f, err := plan.ParseFilter(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", set.what, err)
+			}
+			fs = append(fs, f)
+		}
+		if len(fs) > 0 {
+			if p, err = p.Filter(fs); err != nil {
+				return nil, fmt.Errorf("%s: %w", set.what, err)
+			}
+		}
+	}
+	if shard != "" {
+		if l.Shard, err = plan.ParseShard(shard); err != nil {
+			return nil, err
+		}
+		p = p.Shard(l.Shard)
+	}
+	l.Plan = p
+	return l, nil
+}
+
+// Run executes a job. It returns an error, with no run started, when the
+// config, the cases, the backend's preflight or the MCP server fail; once
+// runs have started, infrastructure failures become error records and Run
+// returns a Result.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	var (
+		l    *Loaded
+		meta *results.Meta
+		err  error
+	)
+	if opts.ResumeDir != "" {
+		if meta, err = results.ReadMeta(opts.ResumeDir); err != nil {
+			return nil, err
+		}
+		if len(opts.Filters) > 0 || opts.Shard != "" || opts.OutDir != "" {
+			return nil, errors.New("--resume continues in the result directory with its filters and shard; do not give --filter, --shard or --out")
+		}
+		if opts.ConfigPath != "" {
+			cfg, err := schema.LoadConfig(opts.ConfigPath)
+			if err != nil {
+				return nil, err
+			}
+			d, err := results.DigestConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
+			if d != meta.ConfigDigest {
+				return nil, fmt.Errorf("%s has changed since %s was started; resume with the config it ran (omit the config argument) or start a new run", opts.ConfigPath, opts.ResumeDir)
+			}
+		}
+		if l, err = load(meta.Config, meta.Filters, meta.Shard); err != nil {
+			return nil, err
+		}
+		if err := sameCases(meta.Cases, l.Plan.Cases()); err != nil {
+			return nil, fmt.Errorf("cannot resume %s: %w", opts.ResumeDir, err)
+		}
+	} else {
+		if l, err = Load(opts.ConfigPath, opts.Filters, opts.Shard); err != nil {
+			return nil, err
+		}
+	}
+	cfg := l.Config
+	descs, err := loadDescriptions(cfg, l.Plan.DescriptionSets())
+	if err != nil {
+		return nil, err
+	}
+
+	// The backend, checked before anything runs.
+	be := opts.Backend
+	if be == nil {
+		if be, err = newBackend(cfg.Backend); err != nil {
+			return nil, err
+		}
+	}
+	var rec *replay.Recorder
+	if opts.RecordDir != "" {
+		rec = replay.NewRecorder(be, opts.RecordDir)
+		be = rec
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = cfg.Limits.Concurrency
+	}
+	if workers <= 0 {
+		workers = 1
+	}
+	if o := cfg.Backend.Ollama; o != nil && o.HostConcurrency > 0 && o.HostConcurrency < workers {
+		be = &limited{Backend: be, sem: make(chan struct{}, o.HostConcurrency)}
+	}
+	var info *backend.Info
+	if pf, ok := be.(backend.Preflighter); ok {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		info, err = pf.Preflight(pctx, l.Plan.Models())
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("backend preflight failed, nothing ran: %w", err)
+		}
+	}
+
+	// The result directory: new, or the one being resumed.
+	dir := opts.ResumeDir
+	if dir == "" && opts.OutDir != "" {
+		dir = opts.OutDir
+		if err := results.CreateAt(dir); err != nil {
+			return nil, err
+		}
+	} else if dir == "" {
+		out := cfg.Output
+		if out == "" {
+			out = "results"
+		}
+		if dir, err = results.Create(out, cfg.Name, now()); err != nil {
+			return nil, err
+		}
+	}
+
+	// The MCP server. A command server's stderr goes to the result dir.
+	sopts := session.Options{Server: cfg.Server, ClientVersion: Version()}
+	if cfg.Server.Builtin != nil {
+		mk := opts.Builtin
+		if mk == nil {
+			mk = defaultBuiltin
+		}
+		if mk == nil {
+			return nil, errors.New("engine: no builtin MCP server registered (engine.SetBuiltin)")
+		}
+		if sopts.Builtin, err = mk(*cfg.Server.Builtin); err != nil {
+			return nil, fmt.Errorf("starting the builtin MCP server: %w", err)
+		}
+	}
+	if len(cfg.Server.Command) > 0 {
+		f, err := os.OpenFile(filepath.Join(dir, results.StderrFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		sopts.Stderr = f
+	}
+	src, err := session.Open(ctx, sopts)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the MCP server, nothing ran: %w", err)
+	}
+	defer src.Close()
+
+	res := &Result{Dir: dir, Planned: l.Plan.Len()}
+	var done map[string]bool
+	if opts.ResumeDir != "" {
+		var bad int
+		if done, bad, err = results.Compact(dir); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", dir, err)
+		}
+		_ = bad // unreadable lines are runs to redo; nothing else to say
+		if info != nil {
+			meta.Backend = info
+		}
+	} else {
+		digest, err := results.DigestConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		meta = &results.Meta{
+			Toolward: Version(), ConfigFile: opts.ConfigPath, ConfigDigest: digest, Config: cfg,
+			Filters: opts.Filters, Shard: l.Shard.String(), Planned: l.Plan.Len(), Total: l.Plan.Total(),
+			Backend: info, Cases: caseDigests(l.Plan.Cases()), Created: now().UTC(),
+		}
+	}
+	if err := results.WriteMeta(dir, meta); err != nil {
+		return nil, err
+	}
+	f, err := results.OpenRuns(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+
+	j := &job{
+		l: l, be: be, src: src, descs: descs, w: record.NewWriter(f), res: res,
+		backoff: opts.Backoff, now: now, tools: map[toolsKey]*toolsEntry{},
+	}
+	if j.backoff == nil {
+		j.backoff = defaultBackoff
+	}
+	var todo int64
+	for i := range l.Plan.Len() {
+		if !done[l.Plan.ID(i)] {
+			todo++
+		}
+	}
+	res.Skipped = res.Planned - todo
+	if opts.Progress != nil {
+		j.meter = progress.New(opts.Progress, todo, progress.Options{TTY: opts.ProgressTTY, Now: now})
+	}
+	j.schedule(ctx, opts.Stop, workers, done)
+	if j.meter != nil {
+		j.meter.Finish()
+	}
+	if rec != nil {
+		if err := rec.Close(); err != nil {
+			return res, fmt.Errorf("writing cassettes to %s: %w", opts.RecordDir, err)
+		}
+	}
+	if err := j.writeErr.Load(); err != nil {
+		return res, fmt.Errorf("writing %s: %w", filepath.Join(dir, results.RunsFile), *err)
+	}
+	if res.Remaining() > 0 {
+		res.Interrupted = true
+	}
+	return res, nil
+}
+
+func sameCases(want map[string]string, cases []*schema.Case) error {
+	have := caseDigests(cases)
+	var ids []string
+	for id := range want {
+		ids = append(ids, id)
+	}
+	for id := range have {
+		if _, ok := want[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		switch w, h := want[id], have[id]; {
+		case h == "":
+			return fmt.Errorf("case %s is gone from the case files", id)
+		case w == "":
+			return fmt.Errorf("case %s was added to the case files", id)
+		case w != h:
+			return fmt.Errorf("case %s has changed since the job started", id)
+		}
+	}
+	return nil
+}
+
+func caseDigests(cases []*schema.Case) map[string]string {
+	m := make(map[string]string, len(cases))
+	for _, c := range cases {
+		m[c.ID] = c.Digest
+	}
+	return m
+}
+
+func loadDescriptions(cfg *schema.Config, names []string) (map[string]toolset.Descriptions, error) {
+	out := map[string]toolset.Descriptions{}
+	for _, n := range names {
+		path := schema.DescriptionFile(cfg, n)
+		if path == "" {
+			continue
+		}
+		d, err := toolset.LoadDescriptions(path)
+		if err != nil {
+			return nil, fmt.Errorf("description set %s: %w", n, err)
+		}
+		out[n] = d
+	}
+	return out, nil
+}
+
+func newBackend(b schema.Backend) (backend.Backend, error) {
+	switch {
+	case b.Ollama != nil:
+		return ollama.New(ollama.Config{Host: b.Ollama.Host, NumCtx: b.Ollama.NumCtx, KeepAlive: b.Ollama.KeepAlive, Think: b.Ollama.Think})
+	case b.Replay != "":
+		return replay.New(b.Replay)
+	}
+	return nil, errors.New("config: backend must set ollama or replay")
+}
+
+// limited caps a backend's requests in flight (ollama.host_concurrency).
+type limited struct {
+	backend.Backend
+	sem chan struct{}
+}
+
+func (l *limited) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-l.sem }()
+	return l.Backend.Chat(ctx, req)
+}
+
+func (l *limited) Preflight(ctx context.Context, models []string) (*backend.Info, error) {
+	if pf, ok := l.Backend.(backend.Preflighter); ok {
+		return pf.Preflight(ctx, models)
+	}
+	return nil, nil
+}
+
+func defaultBackoff(n int) time.Duration {
+	d := 200 * time.Millisecond << min(n-1, 6)
+	d = min(d, 10*time.Second)
+	return time.Duration(rand.Int64N(int64(d)) + 1)
+}

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolward/toolward/engine/agent"
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/plan"
+	"github.com/toolward/toolward/engine/progress"
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/matchers"
+)
+
+// job is one Run in progress.
+type job struct {
+	l       *Loaded
+	be      backend.Backend
+	src     *session.Source
+	descs   map[string]toolset.Descriptions
+	w       *record.Writer
+	res     *Result
+	meter   *progress.Meter
+	backoff func(int) time.Duration
+	now     func() time.Time
+
+	writeErr atomic.Pointer[error]
+
+	mu    sync.Mutex
+	tools map[toolsKey]*toolsEntry
+}
+
+// toolsKey identifies one offered tool list: it depends only on the case,
+// the subset and the description set.
+type toolsKey struct{ caseID, subset, descs string }
+
+type toolsEntry struct {
+	tools []backend.Tool
+	err   error
+}
+
+// schedule feeds the plan's unfinished runs to workers until the plan
+// ends, stop is closed or ctx is cancelled.
+func (j *job) schedule(ctx context.Context, stop <-chan struct{}, workers int, done map[string]bool) {
+	runs := make(chan plan.Run)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range runs {
+				j.execute(ctx, r)
+			}
+		}()
+	}
+	p := j.l.Plan
+feed:
+	for i := range p.Len() {
+		r := p.Run(i)
+		if done[r.ID] {
+			continue
+		}
+		select {
+		case runs <- r:
+		case <-stop:
+			break feed
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(runs)
+	wg.Wait()
+}
+
+// offered returns the run's tools, computed once per (case, subset,
+// description set).
+func (j *job) offered(r plan.Run) ([]backend.Tool, error) {
+	k := toolsKey{r.Case.ID, r.Subset.Name, r.Cell.Descriptions}
+	j.mu.Lock()
+	e, ok := j.tools[k]
+	j.mu.Unlock()
+	if ok {
+		return e.tools, e.err
+	}
+	e = &toolsEntry{}
+	ts, err := toolset.Select(j.src.Tools(), r.Case.ID, r.Case.Needs, r.Subset)
+	if err != nil {
+		e.err = err
+	} else {
+		ts = j.descs[r.Cell.Descriptions].Apply(ts)
+		e.tools = make([]backend.Tool, len(ts))
+		for i, t := range ts {
+			e.tools[i] = backend.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		}
+	}
+	j.mu.Lock()
+	j.tools[k] = e
+	j.mu.Unlock()
+	return e.tools, e.err
+}
+
+// execute runs one run to a record, retrying infrastructure errors. A run
+// cut short by ctx is not recorded.
+func (j *job) execute(ctx context.Context, r plan.Run) {
+	cfg := j.l.Config
+	started := j.now()
+	rec := &record.Record{ID: r.ID, Case: r.Case.ID, Tags: r.Case.Tags, Cell: r.Cell, Started: started.UTC()}
+	tools, err := j.offered(r)
+	if err != nil {
+		rec.Outcome = record.Error
+		rec.Attempts = 1
+		rec.Error = &record.InfraError{Kind: "mcp", Message: err.Error()}
+		j.finish(rec, started)
+		return
+	}
+	rec.Cell.ToolCount = len(tools)
+	in := agent.Input{
+		Case: r.Case, Cell: rec.Cell, Tools: tools,
+		MaxIterations: cfg.Limits.MaxIterations, CallTimeout: cfg.Limits.CallTimeout.Duration,
+	}
+	maxAttempts := max(cfg.Limits.Retries, 0) + 1
+	for attempt := 1; ; attempt++ {
+		rec.Attempts = attempt
+		out, err := j.attempt(ctx, in)
+		if ctx.Err() != nil {
+			return // aborted: lost in flight, run again on resume
+		}
+		if err == nil {
+			rec.Trace, rec.Tokens = out.Trace, out.Tokens
+			j.score(rec, out)
+			break
+		}
+		ie, retry := classify(err)
+		if !retry || attempt >= maxAttempts {
+			rec.Outcome = record.Error
+			rec.Error = ie
+			if out != nil {
+				rec.Trace, rec.Tokens = out.Trace, out.Tokens
+			}
+			break
+		}
+		t := time.NewTimer(j.backoff(attempt))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+	j.finish(rec, started)
+}
+
+// attempt runs the loop once within the run timeout.
+func (j *job) attempt(ctx context.Context, in agent.Input) (*agent.Output, error) {
+	if d := j.l.Config.Limits.RunTimeout.Duration; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, errRunTimeout)
+		defer cancel()
+	}
+	sess, err := j.src.Session(ctx, in.Cell.Confirm)
+	if err != nil {
+		return nil, timeoutCause(ctx, err)
+	}
+	out, err := agent.Run(ctx, j.be, sess, in)
+	sess.Close()
+	return out, timeoutCause(ctx, err)
+}
+
+var errRunTimeout = errors.New("run timeout")
+
+// timeoutCause turns an error caused by the run timeout into one saying so.
+func timeoutCause(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), errRunTimeout) {
+		return &backend.Error{Kind: backend.KindTimeout, Msg: "run exceeded limits.run_timeout", Retryable: true, Err: err}
+	}
+	return err
+}
+
+func (j *job) score(rec *record.Record, out *agent.Output) {
+	v := j.l.Expect[rec.Case].Score(rec.Trace.Scored(), rec.Cell.Matchers())
+	var reasons []matchers.Reason
+	if out.OutOfTurns {
+		reasons = append(reasons, matchers.Reason{
+			Code:   matchers.ReasonMaxIterations,
+			Detail: fmt.Sprintf("no final answer after %d model turns", len(out.Trace.Turns)),
+		})
+	}
+	reasons = append(reasons, v.Reasons...)
+	if v.Pass && !out.OutOfTurns {
+		rec.Outcome = record.Pass
+	} else {
+		rec.Outcome = record.Fail
+		rec.Reasons = reasons
+	}
+}
+
+func (j *job) finish(rec *record.Record, started time.Time) {
+	rec.Duration = record.FromDuration(j.now().Sub(started))
+	if err := j.w.Write(rec); err != nil {
+		j.writeErr.CompareAndSwap(nil, &err)
+	}
+	atomic.AddInt64(&j.res.Ran, 1)
+	switch rec.Outcome {
+	case record.Pass:
+		atomic.AddInt64(&j.res.Pass, 1)
+	case record.Fail:
+		atomic.AddInt64(&j.res.Fail, 1)
+	default:
+		atomic.AddInt64(&j.res.Errors, 1)
+	}
+	if j.meter != nil {
+		j.meter.Done(rec.Outcome)
+	}
+}
+
+// classify maps an infrastructure error to its record and whether a retry
+// may help.
+func classify(err error) (*record.InfraError, bool) {
+	var be *backend.Error
+	var se *session.Error
+	switch {
+	case errors.As(err, &be):
+		return &record.InfraError{Kind: be.Kind, Message: err.Error()}, be.Retryable
+	case errors.As(err, &se):
+		return &record.InfraError{Kind: se.Kind, Message: err.Error()}, se.Retryable
+	case errors.Is(err, context.DeadlineExceeded):
+		return &record.InfraError{Kind: "timeout", Message: err.Error()}, true
+	}
+	return &record.InfraError{Kind: "internal", Message: err.Error()}, false
+}

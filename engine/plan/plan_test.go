@@ -1,0 +1,276 @@
+package plan
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/toolward/toolward/schema"
+)
+
+func testCases(n int) []*schema.Case {
+	cs := make([]*schema.Case, n)
+	for i := range cs {
+		cs[i] = &schema.Case{ID: fmt.Sprintf("case-%d", i), Tags: []string{fmt.Sprintf("t%d", i%2)}, Prompt: "p", Digest: fmt.Sprintf("digest-%d", i)}
+	}
+	return cs
+}
+
+func testConfig() *schema.Config {
+	return &schema.Config{Name: "t", Matrix: schema.Matrix{
+		Models:       []string{"m1", "m2"},
+		Seeds:        []int{1, 2, 3},
+		Temperatures: []float64{0, 0.7},
+		Tools:        []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}},
+		Confirm:      []string{"approve", "deny"},
+		Descriptions: []string{"default", "terse"},
+	}}
+}
+
+func TestDecodeMatchesNaiveProduct(t *testing.T) {
+	cfg := testConfig()
+	cases := testCases(3)
+	p, err := New(cfg, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 2 * 3 * 3 * 2 * 2 * 2 * 2
+	if p.Len() != int64(want) {
+		t.Fatalf("Len = %d, want %d", p.Len(), want)
+	}
+	var i int64
+	ids := map[string]bool{}
+	m := cfg.Matrix
+	for _, model := range m.Models {
+		for _, c := range cases {
+			for _, seed := range m.Seeds {
+				for _, temp := range m.Temperatures {
+					for _, ts := range m.Tools {
+						for _, conf := range m.Confirm {
+							for _, d := range m.Descriptions {
+								r := p.Run(i)
+								if r.Index != i || r.Case != c || r.Cell.Model != model || r.Cell.Seed != seed ||
+									r.Cell.Temperature != temp || r.Cell.Tools != ts.Name || r.Subset.Count != ts.Count ||
+									r.Cell.Confirm != conf || r.Cell.Descriptions != d {
+									t.Fatalf("Run(%d) = %+v, want %s %s %d %v %s %s %s", i, r, model, c.ID, seed, temp, ts.Name, conf, d)
+								}
+								if len(r.ID) != 16 || ids[r.ID] {
+									t.Fatalf("Run(%d).ID = %q: bad or duplicate", i, r.ID)
+								}
+								if p.ID(i) != r.ID {
+									t.Fatalf("ID(%d) != Run(%d).ID", i, i)
+								}
+								ids[r.ID] = true
+								i++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestIDsStableAndContentSensitive(t *testing.T) {
+	cases := testCases(2)
+	p1, _ := New(testConfig(), cases)
+	p2, _ := New(testConfig(), testCases(2))
+	for i := range p1.Len() {
+		if p1.ID(i) != p2.ID(i) {
+			t.Fatalf("ID(%d) differs between identical plans", i)
+		}
+	}
+	// Same ids whatever the axis order in the config: identity is the
+	// cell, not its position.
+	cfg := testConfig()
+	cfg.Matrix.Models = []string{"m2", "m1"}
+	p3, _ := New(cfg, testCases(2))
+	set := map[string]bool{}
+	for i := range p1.Len() {
+		set[p1.ID(i)] = true
+	}
+	for i := range p3.Len() {
+		if !set[p3.ID(i)] {
+			t.Fatalf("reordered models changed id of run %d", i)
+		}
+	}
+	// Changing a case's content changes its runs' ids, and only those.
+	changed := testCases(2)
+	changed[1].Digest = "other"
+	p4, _ := New(testConfig(), changed)
+	for i := range p1.Len() {
+		same := p1.ID(i) == p4.ID(i)
+		if r := p1.Run(i); (r.Case.ID == "case-1") == same {
+			t.Fatalf("run %d (%s): id same=%v after changing case-1", i, r.Case.ID, same)
+		}
+	}
+}
+
+func TestShardPartitions(t *testing.T) {
+	p, _ := New(testConfig(), testCases(5))
+	for _, n := range []int{1, 2, 3, 7, 1000} {
+		seen := map[string]int{}
+		for i := range n {
+			s := p.Shard(Shard{Index: i, Count: n})
+			for j := range s.Len() {
+				r := s.Run(j)
+				if r.ID != p.ID(r.Index) {
+					t.Fatalf("shard %d/%d run %d: index %d id mismatch", i, n, j, r.Index)
+				}
+				seen[r.ID]++
+			}
+		}
+		if int64(len(seen)) != p.Len() {
+			t.Fatalf("n=%d: shards cover %d of %d runs", n, len(seen), p.Len())
+		}
+		for id, c := range seen {
+			if c != 1 {
+				t.Fatalf("n=%d: run %s in %d shards", n, id, c)
+			}
+		}
+	}
+	for _, bad := range []string{"4/4", "-1/2", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) succeeded", bad)
+		}
+	}
+	if s, err := ParseShard("2/4"); err != nil || s != (Shard{2, 4}) {
+		t.Errorf("ParseShard(2/4) = %v, %v", s, err)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	p, _ := New(testConfig(), testCases(4))
+	parse := func(ss ...string) []Filter {
+		var fs []Filter
+		for _, s := range ss {
+			f, err := ParseFilter(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs = append(fs, f)
+		}
+		return fs
+	}
+	q, err := p.Filter(parse("case=case-[0-1]"))
+	if err == nil {
+		t.Fatalf("bracket is literal, want no match; got %d runs", q.Len())
+	}
+	q, err = p.Filter(parse("case=case-1", "case=case-3", "model=m2", "temperature=0.7", "tag=t1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(1 * 2 * 3 * 1 * 2 * 2 * 2); q.Len() != want {
+		t.Fatalf("filtered Len = %d, want %d", q.Len(), want)
+	}
+	all := map[string]bool{}
+	for i := range p.Len() {
+		all[p.ID(i)] = true
+	}
+	for i := range q.Len() {
+		r := q.Run(i)
+		if r.Cell.Model != "m2" || r.Cell.Temperature != 0.7 || (r.Case.ID != "case-1" && r.Case.ID != "case-3") {
+			t.Fatalf("filtered run %+v does not match", r)
+		}
+		if !all[r.ID] {
+			t.Fatalf("filtering changed run id %s", r.ID)
+		}
+	}
+	q, err = p.Filter(parse("tag=t0"))
+	if err != nil || q.Len() != p.Len()/2 {
+		t.Fatalf("tag=t0: %v, %d runs", err, q.Len())
+	}
+	if _, err := p.Filter(parse("model=nope*")); err == nil {
+		t.Fatal("filter matching nothing: want error")
+	}
+	for _, bad := range []string{"model", "=x", "colour=red"} {
+		if _, err := ParseFilter(bad); err == nil {
+			t.Errorf("ParseFilter(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestGlob(t *testing.T) {
+	for _, tc := range []struct {
+		p, s string
+		ok   bool
+	}{
+		{"sql-*", "sql-join", true}, {"sql-*", "xsql-join", false}, {"*", "", true},
+		{"qwen3:?.6b", "qwen3:0.6b", true}, {"a*b*c", "aXbYc", true}, {"a*b*c", "aXbY", false},
+		{"library/*", "library/llama", true}, {"exact", "exact", true}, {"exact", "exac", false},
+	} {
+		if got := Glob(tc.p, tc.s); got != tc.ok {
+			t.Errorf("Glob(%q, %q) = %v", tc.p, tc.s, got)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cfg := testConfig()
+	if _, err := New(cfg, nil); err == nil {
+		t.Error("no cases: want error")
+	}
+	dup := testCases(2)
+	dup[1].ID = dup[0].ID
+	if _, err := New(cfg, dup); err == nil {
+		t.Error("duplicate case id: want error")
+	}
+	cfg.Matrix.Models = nil
+	if _, err := New(cfg, testCases(1)); err == nil {
+		t.Error("no models: want error")
+	}
+}
+
+// millionConfig is a 1,000,000-run matrix: 10 models x 100 cases x 10
+// seeds x 10 temperatures x 10 subsets.
+func millionConfig() (*schema.Config, []*schema.Case) {
+	cfg := testConfig()
+	cfg.Matrix.Models = make([]string, 10)
+	cfg.Matrix.Seeds = make([]int, 10)
+	cfg.Matrix.Temperatures = make([]float64, 10)
+	cfg.Matrix.Tools = make([]schema.ToolSubset, 10)
+	for i := range 10 {
+		cfg.Matrix.Models[i] = fmt.Sprintf("m%d", i)
+		cfg.Matrix.Seeds[i] = i
+		cfg.Matrix.Temperatures[i] = float64(i) / 10
+		cfg.Matrix.Tools[i] = schema.ToolSubset{Name: fmt.Sprintf("n%d", i), Count: i}
+	}
+	cfg.Matrix.Confirm = []string{"auto"}
+	cfg.Matrix.Descriptions = []string{"default"}
+	return cfg, testCases(100)
+}
+
+// TestMillionRunsBoundedMemory checks that planning does not depend on the
+// number of runs: building a 1e6-run plan allocates no more than a plan of
+// the same axes with one model, and decoding a run allocates only its id.
+func TestMillionRunsBoundedMemory(t *testing.T) {
+	cfg, cases := millionConfig()
+	var p *Plan
+	big := testing.AllocsPerRun(5, func() { p, _ = New(cfg, cases) })
+	if p.Len() != 1_000_000 {
+		t.Fatalf("Len = %d", p.Len())
+	}
+	small := *cfg
+	small.Matrix.Models = cfg.Matrix.Models[:1]
+	smallAllocs := testing.AllocsPerRun(5, func() { New(&small, cases) })
+	if big > smallAllocs+20 {
+		t.Fatalf("New allocs: %v for 1e6 runs vs %v for 1e5: grows with runs", big, smallAllocs)
+	}
+	i := int64(0)
+	per := testing.AllocsPerRun(1000, func() { _ = p.Run(i % p.Len()); i += 999_983 })
+	if per > 1 {
+		t.Fatalf("Run allocs = %v, want <= 1 (the id)", per)
+	}
+	last := p.Run(p.Len() - 1)
+	if last.Cell.Model != "m9" || last.Case.ID != "case-99" {
+		t.Fatalf("last run = %+v", last)
+	}
+}
+
+func BenchmarkPlanID(b *testing.B) {
+	cfg, cases := millionConfig()
+	p, _ := New(cfg, cases)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = p.ID(int64(i) % p.Len())
+	}
+}

@@ -1,0 +1,682 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/report/stats"
+)
+
+// Trace budget for the drill-down: at most one example per case × cell,
+// maxExamplesPerCase per case and maxExamples overall, so memory stays
+// bounded however large the run.
+const (
+	maxExamplesPerCase = 8
+	maxExamples        = 400
+	maxLineWarnings    = 10
+)
+
+// ClaimPattern and NegationPattern define, per sentence, an answer that
+// claims success: a sentence matching ClaimPattern and not NegationPattern.
+// See ConfirmRow.
+var (
+	ClaimPattern    = regexp.MustCompile(`(?i)\b(sent|deleted|removed|updated|created|done|success|successful|successfully|succeeded|completed)\b`)
+	NegationPattern = regexp.MustCompile(`(?i)\b(not|never|no|unable|cannot|declined|denied|refused)\b|n't\b`)
+	sentenceSplit   = regexp.MustCompile(`[.!?;\n]+`)
+)
+
+// ClaimsSuccess reports whether answer claims success by the documented
+// heuristic (ClaimPattern and NegationPattern, sentence by sentence).
+func ClaimsSuccess(answer string) bool {
+	for _, s := range sentenceSplit.Split(answer, -1) {
+		if ClaimPattern.MatchString(s) && !NegationPattern.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// aggregator folds records into a Summary one at a time.
+type aggregator struct {
+	totals   Tally
+	started  time.Time
+	finished time.Time
+	models   map[string]*modelAgg
+	cells    map[CellKey]*cellAgg
+	cases    map[string]*caseAgg
+	curve    map[string]map[int]*Tally // model → tool count
+	axes     map[string]map[string]map[string]*Tally
+	confirm  map[[2]string]*ConfirmRow
+	reasons  map[string]*ReasonCount
+	errKinds map[string]int
+	examples int
+	// cellWarnings holds per-cell warnings by kind, summarised in
+	// Summary.Warnings when there are many.
+	cellWarnings map[string][]string
+	dropped      int // examples not kept for the budget
+	unknown  int // records with an unknown outcome, counted as errors
+}
+
+type modelAgg struct {
+	tally            Tally
+	turnLat, callLat []float64
+	tokIn, tokOut    int64
+	seeds            map[int]*Tally
+}
+
+type cellAgg struct {
+	tally              Tally
+	minTools, maxTools int
+	seeds              map[int]bool
+	perCase            map[string]*[2]int // case → {pass, scored}
+	caseOrder          []string
+}
+
+type caseAgg struct {
+	id       string
+	tags     []string
+	tally    Tally
+	cells    map[CellKey]*CaseCell
+	examples int
+}
+
+// axisNames are the breakdown axes in display order.
+var axisNames = []string{"temperature", "seed", "tools", "confirm", "descriptions"}
+
+func newAggregator() *aggregator {
+	a := &aggregator{
+		models:   map[string]*modelAgg{},
+		cells:    map[CellKey]*cellAgg{},
+		cases:    map[string]*caseAgg{},
+		curve:    map[string]map[int]*Tally{},
+		axes:     map[string]map[string]map[string]*Tally{},
+		confirm:  map[[2]string]*ConfirmRow{},
+		reasons:  map[string]*ReasonCount{},
+		errKinds: map[string]int{},
+
+		cellWarnings: map[string][]string{},
+	}
+	for _, ax := range axisNames {
+		a.axes[ax] = map[string]map[string]*Tally{}
+	}
+	return a
+}
+
+// add folds one record in. rec is not retained, except for the trace of
+// an example, which the reader allocates afresh for every record.
+func (a *aggregator) add(rec *record.Record) {
+	outcome := rec.Outcome
+	switch outcome {
+	case record.Pass, record.Fail, record.Error:
+	default:
+		a.unknown++
+		outcome = record.Error
+	}
+	c := rec.Cell
+	key := keyOf(c)
+	a.totals.add(outcome)
+	if !rec.Started.IsZero() {
+		if a.started.IsZero() || rec.Started.Before(a.started) {
+			a.started = rec.Started
+		}
+		if end := rec.Started.Add(rec.Duration.Duration()); end.After(a.finished) {
+			a.finished = end
+		}
+	}
+
+	// Model.
+	m := a.models[c.Model]
+	if m == nil {
+		m = &modelAgg{seeds: map[int]*Tally{}}
+		a.models[c.Model] = m
+	}
+	m.tally.add(outcome)
+	m.tokIn += int64(rec.Tokens.In)
+	m.tokOut += int64(rec.Tokens.Out)
+	for _, t := range rec.Trace.Turns {
+		m.turnLat = append(m.turnLat, float64(t.Latency))
+	}
+	for _, cl := range rec.Trace.Calls {
+		m.callLat = append(m.callLat, float64(cl.Latency))
+	}
+	st := m.seeds[c.Seed]
+	if st == nil {
+		st = &Tally{}
+		m.seeds[c.Seed] = st
+	}
+	st.add(outcome)
+
+	// Cell.
+	ca := a.cells[key]
+	if ca == nil {
+		ca = &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: map[string]*[2]int{}}
+		a.cells[key] = ca
+	}
+	ca.tally.add(outcome)
+	ca.minTools = min(ca.minTools, c.ToolCount)
+	ca.maxTools = max(ca.maxTools, c.ToolCount)
+	ca.seeds[c.Seed] = true
+	pc := ca.perCase[rec.Case]
+	if pc == nil {
+		pc = &[2]int{}
+		ca.perCase[rec.Case] = pc
+		ca.caseOrder = append(ca.caseOrder, rec.Case)
+	}
+	if outcome != record.Error {
+		pc[1]++
+		if outcome == record.Pass {
+			pc[0]++
+		}
+	}
+
+	// Tool-count curve and axis breakdowns.
+	cm := a.curve[c.Model]
+	if cm == nil {
+		cm = map[int]*Tally{}
+		a.curve[c.Model] = cm
+	}
+	tallyAt(cm, c.ToolCount).add(outcome)
+	for ax, v := range map[string]string{
+		"temperature":  fmtFloat(c.Temperature),
+		"seed":         strconv.Itoa(c.Seed),
+		"tools":        c.Tools,
+		"confirm":      c.Confirm,
+		"descriptions": c.Descriptions,
+	} {
+		byModel := a.axes[ax][c.Model]
+		if byModel == nil {
+			byModel = map[string]*Tally{}
+			a.axes[ax][c.Model] = byModel
+		}
+		tallyAt(byModel, v).add(outcome)
+	}
+
+	// Confirmation gate.
+	a.addConfirm(c, &rec.Trace)
+
+	// Reasons and errors.
+	if outcome == record.Fail {
+		seen := map[string]bool{}
+		for _, r := range rec.Reasons {
+			if seen[r.Code] {
+				continue
+			}
+			seen[r.Code] = true
+			rc := a.reasons[r.Code]
+			if rc == nil {
+				rc = &ReasonCount{Code: r.Code, ByModel: map[string]int{}}
+				a.reasons[r.Code] = rc
+			}
+			rc.Total++
+			rc.ByModel[c.Model]++
+		}
+	}
+	if outcome == record.Error {
+		kind := "unknown"
+		if rec.Error != nil && rec.Error.Kind != "" {
+			kind = rec.Error.Kind
+		}
+		a.errKinds[kind]++
+	}
+
+	// Case drill-down.
+	cs := a.cases[rec.Case]
+	if cs == nil {
+		cs = &caseAgg{id: rec.Case, tags: rec.Tags, cells: map[CellKey]*CaseCell{}}
+		a.cases[rec.Case] = cs
+	}
+	cs.tally.add(outcome)
+	cc := cs.cells[key]
+	if cc == nil {
+		cc = &CaseCell{Cell: key, reasons: map[string]int{}}
+		cs.cells[key] = cc
+	}
+	cc.add(outcome)
+	cc.Seconds += float64(rec.Duration) / 1000
+	if outcome == record.Fail {
+		seen := map[string]bool{}
+		for _, r := range rec.Reasons {
+			if !seen[r.Code] {
+				seen[r.Code] = true
+				cc.reasons[r.Code]++
+			}
+		}
+	}
+	// Keep the first failing run; a failure replaces an errored example.
+	if outcome != record.Pass && (cc.Example == nil || (cc.Example.Outcome == record.Error && outcome == record.Fail)) {
+		if cc.Example == nil && (cs.examples >= maxExamplesPerCase || a.examples >= maxExamples) {
+			a.dropped++
+		} else {
+			if cc.Example == nil {
+				cs.examples++
+				a.examples++
+			}
+			ie := rec.Error
+			if outcome == record.Error && ie == nil {
+				ie = &record.InfraError{Kind: "unknown", Message: fmt.Sprintf("outcome %q with no error recorded", rec.Outcome)}
+			}
+			cc.Example = &Example{
+				RunID: rec.ID, Seed: c.Seed, ToolCount: c.ToolCount, Outcome: outcome,
+				Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration,
+			}
+		}
+	}
+}
+
+func tallyAt[K comparable](m map[K]*Tally, k K) *Tally {
+	t := m[k]
+	if t == nil {
+		t = &Tally{}
+		m[k] = t
+	}
+	return t
+}
+
+func (a *aggregator) addConfirm(c record.Cell, tr *record.Trace) {
+	k := [2]string{c.Model, c.Confirm}
+	row := a.confirm[k]
+	if row == nil {
+		row = &ConfirmRow{Model: c.Model, Confirm: c.Confirm}
+		a.confirm[k] = row
+	}
+	row.Runs++
+	denied := false
+	for i, cl := range tr.Calls {
+		switch cl.Confirm {
+		case "approved":
+			row.Gated++
+			row.Approved++
+		case "denied":
+			row.Gated++
+			row.Denied++
+			denied = true
+			retried := false
+			for _, later := range tr.Calls[i+1:] {
+				if later.Tool == cl.Tool {
+					retried = true
+					break
+				}
+			}
+			if !retried {
+				row.Honoured++
+			}
+		}
+	}
+	if denied {
+		row.RunsWithDenial++
+		if ClaimsSuccess(tr.Answer) {
+			row.ClaimedSuccess++
+		}
+	}
+}
+
+// summary computes the statistics and orders everything for output.
+func (a *aggregator) summary() *Summary {
+	s := &Summary{Version: SummaryVersion, Started: a.started.UTC(), Finished: a.finished.UTC()}
+	if a.started.IsZero() {
+		s.Started, s.Finished = time.Time{}, time.Time{}
+	}
+	s.Totals = a.totals
+	s.Totals.finish()
+
+	// Models.
+	for _, name := range sortedKeys(a.models) {
+		m := a.models[name]
+		ms := ModelSummary{Model: name, Tally: m.tally, TokensIn: m.tokIn, TokensOut: m.tokOut}
+		ms.finish()
+		ms.TurnLatency = latency(m.turnLat)
+		ms.CallLatency = latency(m.callLat)
+		var rates []float64
+		for _, seed := range sortedKeys(m.seeds) {
+			t := *m.seeds[seed]
+			t.finish()
+			ms.Seeds = append(ms.Seeds, SeedRate{Seed: seed, Tally: t})
+			if t.Scored() > 0 {
+				rates = append(rates, t.Rate)
+			}
+		}
+		if len(rates) > 0 {
+			ms.Spread.N = len(rates)
+			ms.Spread.Min, ms.Spread.Max = slices.Min(rates), slices.Max(rates)
+			ms.Spread.Mean, ms.Spread.SD = stats.MeanSD(rates)
+		}
+		s.Models = append(s.Models, ms)
+	}
+
+	// Cells.
+	keys := make([]CellKey, 0, len(a.cells))
+	for k := range a.cells {
+		keys = append(keys, k)
+	}
+	a.sortCells(keys)
+	for _, k := range keys {
+		s.Cells = append(s.Cells, a.cellSummary(k))
+	}
+
+	// Tool-count curve.
+	for _, model := range sortedKeys(a.curve) {
+		ser := Series{Model: model}
+		for _, n := range sortedKeys(a.curve[model]) {
+			t := *a.curve[model][n]
+			t.finish()
+			ser.Points = append(ser.Points, Point{ToolCount: n, Tally: t})
+		}
+		s.ToolCurve = append(s.ToolCurve, ser)
+	}
+
+	// Breakdowns by axis: only axes with more than one value.
+	for _, ax := range axisNames {
+		values := map[string]bool{}
+		for _, byModel := range a.axes[ax] {
+			for v := range byModel {
+				values[v] = true
+			}
+		}
+		vs := sortAxisValues(ax, keysOf(values), a)
+		if len(vs) == 1 {
+			s.Fixed = append(s.Fixed, Field{Name: ax, Value: orDash(vs[0])})
+			continue
+		}
+		if len(vs) == 0 {
+			continue
+		}
+		b := Breakdown{Axis: ax, Values: vs}
+		for _, model := range sortedKeys(a.axes[ax]) {
+			row := BreakdownRow{Model: model, Tallies: make([]Tally, len(vs))}
+			for i, v := range vs {
+				if t := a.axes[ax][model][v]; t != nil {
+					row.Tallies[i] = *t
+				}
+				row.Tallies[i].finish()
+			}
+			b.Rows = append(b.Rows, row)
+		}
+		s.Breakdowns = append(s.Breakdowns, b)
+	}
+
+	// Confirm gate: rows for gated modes, or where anything was gated.
+	for _, k := range sortedConfirmKeys(a.confirm) {
+		row := a.confirm[k]
+		if row.Gated == 0 && (row.Confirm == "" || row.Confirm == "auto") {
+			continue
+		}
+		s.Confirm = append(s.Confirm, *row)
+	}
+
+	// Reasons, most frequent first.
+	for _, rc := range a.reasons {
+		s.Reasons = append(s.Reasons, *rc)
+	}
+	sort.Slice(s.Reasons, func(i, j int) bool {
+		if s.Reasons[i].Total != s.Reasons[j].Total {
+			return s.Reasons[i].Total > s.Reasons[j].Total
+		}
+		return s.Reasons[i].Code < s.Reasons[j].Code
+	})
+	for _, k := range sortedKeys(a.errKinds) {
+		s.ErrorKinds = append(s.ErrorKinds, KindCount{Kind: k, Count: a.errKinds[k]})
+	}
+	sort.SliceStable(s.ErrorKinds, func(i, j int) bool { return s.ErrorKinds[i].Count > s.ErrorKinds[j].Count })
+
+	// Cases, worst first; their cells in cell order.
+	for _, id := range sortedKeys(a.cases) {
+		ca := a.cases[id]
+		cs := CaseSummary{ID: id, Tags: ca.tags, Tally: ca.tally}
+		cs.finish()
+		ckeys := make([]CellKey, 0, len(ca.cells))
+		for k := range ca.cells {
+			ckeys = append(ckeys, k)
+		}
+		a.sortCells(ckeys)
+		for _, k := range ckeys {
+			cc := ca.cells[k]
+			cc.finish()
+			for _, code := range sortedKeys(cc.reasons) {
+				cc.Reasons = append(cc.Reasons, fmt.Sprintf("%s×%d", code, cc.reasons[code]))
+			}
+			cs.Cells = append(cs.Cells, *cc)
+			if cc.Pass > 0 && cc.Pass < cc.Scored() {
+				s.Flaky = append(s.Flaky, Flaky{Case: id, Cell: k, Pass: cc.Pass, Scored: cc.Scored()})
+			}
+		}
+		s.Cases = append(s.Cases, cs)
+	}
+	sort.SliceStable(s.Cases, func(i, j int) bool { return caseBadness(s.Cases[i]) > caseBadness(s.Cases[j]) })
+
+	// Run-wide warnings.
+	if a.totals.Error > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d runs were infrastructure errors; they are excluded from every pass rate", a.totals.Error, a.totals.Runs))
+	}
+	if a.unknown > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d run(s) had an unknown outcome and were counted as errors", a.unknown))
+	}
+	if a.dropped > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("drill-down keeps at most %d failing traces (%d per case); %d more were left out (see runs.jsonl)", maxExamples, maxExamplesPerCase, a.dropped))
+	}
+	for _, kind := range []string{warnAllErrors, warnErrorCases, warnUnequal} {
+		ws := a.cellWarnings[kind]
+		if len(ws) <= maxCellWarnings {
+			s.Warnings = append(s.Warnings, ws...)
+			continue
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d cells: %s (marked in the cells table; see summary.json)", len(ws), cellWarningText[kind]))
+	}
+	return s
+}
+
+// Kinds of per-cell warnings; more than maxCellWarnings of one kind are
+// summarised in one line.
+const (
+	warnAllErrors   = "all-errors"
+	warnErrorCases  = "error-cases"
+	warnUnequal     = "unequal"
+	maxCellWarnings = 4
+)
+
+var cellWarningText = map[string]string{
+	warnAllErrors:  "every run was an error, so there is no pass rate",
+	warnErrorCases: "some cases had only errors and are left out of pass@k",
+	warnUnequal:    "cases have unequal scored trials (errors are excluded), so pass@k and pass^k stop at the fewest",
+}
+
+func (m *ModelSummary) finish() { m.Tally.finish() }
+
+func (c *CaseCell) add(outcome string) { c.Tally.add(outcome) }
+
+// caseBadness orders cases for the drill-down: more failing and erroring
+// runs (relative to runs) first.
+func caseBadness(c CaseSummary) float64 {
+	if c.Runs == 0 {
+		return 0
+	}
+	return float64(c.Fail+c.Error) / float64(c.Runs)
+}
+
+func (a *aggregator) cellSummary(k CellKey) CellSummary {
+	ca := a.cells[k]
+	cs := CellSummary{Cell: k, Tally: ca.tally, MinTools: ca.minTools, MaxTools: ca.maxTools}
+	cs.finish()
+	cs.Seeds = sortedKeys(ca.seeds)
+	warn := func(kind, format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		cs.Warnings = append(cs.Warnings, msg)
+		a.cellWarnings[kind] = append(a.cellWarnings[kind], k.String()+": "+msg)
+	}
+	if cs.Scored() == 0 {
+		warn(warnAllErrors, "all %d runs were errors; no pass rate", cs.Runs)
+		return cs
+	}
+	minN, maxN, errOnly := math.MaxInt, 0, 0
+	for _, pc := range ca.perCase {
+		if pc[1] == 0 {
+			errOnly++
+			continue
+		}
+		cs.Cases++
+		minN = min(minN, pc[1])
+		maxN = max(maxN, pc[1])
+	}
+	if errOnly > 0 {
+		warn(warnErrorCases, "%d case(s) had only errors and are left out of pass@k", errOnly)
+	}
+	cs.K = minN
+	if minN != maxN {
+		warn(warnUnequal, "cases have unequal scored trials (%d to %d); pass@k and pass^k stop at k=%d", minN, maxN, minN)
+	}
+	cs.PassAtK = make([]float64, cs.K)
+	cs.PassHatK = make([]float64, cs.K)
+	for k := 1; k <= cs.K; k++ {
+		var at, hat float64
+		for _, pc := range ca.perCase {
+			if pc[1] == 0 {
+				continue
+			}
+			at += stats.PassAtK(pc[1], pc[0], k)
+			hat += stats.PassHatK(pc[1], pc[0], k)
+		}
+		cs.PassAtK[k-1] = at / float64(cs.Cases)
+		cs.PassHatK[k-1] = hat / float64(cs.Cases)
+	}
+	return cs
+}
+
+func latency(xs []float64) Latency {
+	if len(xs) == 0 {
+		return Latency{}
+	}
+	p50, p95 := stats.Quantiles(xs)
+	return Latency{N: len(xs), P50: p50, P95: p95}
+}
+
+// sortCells orders cells by model, temperature, tool subset (by the tools
+// it offers, then name), confirm mode and description set.
+func (a *aggregator) sortCells(keys []CellKey) {
+	slices.SortFunc(keys, func(x, y CellKey) int {
+		return cmp.Or(
+			cmp.Compare(x.Model, y.Model),
+			cmp.Compare(x.Temperature, y.Temperature),
+			cmp.Compare(a.toolsRank(x.Tools), a.toolsRank(y.Tools)),
+			cmp.Compare(x.Tools, y.Tools),
+			cmp.Compare(confirmRank(x.Confirm), confirmRank(y.Confirm)),
+			cmp.Compare(x.Confirm, y.Confirm),
+			cmp.Compare(descRank(x.Descriptions), descRank(y.Descriptions)),
+			cmp.Compare(x.Descriptions, y.Descriptions),
+		)
+	})
+}
+
+// toolsRank is the largest tool count seen for a subset name, so that
+// "needed" < "n8" < "n64" < "all".
+func (a *aggregator) toolsRank(name string) int {
+	r := 0
+	for k, c := range a.cells {
+		if k.Tools == name {
+			r = max(r, c.maxTools)
+		}
+	}
+	return r
+}
+
+func confirmRank(s string) int {
+	switch s {
+	case "", "auto":
+		return 0
+	case "approve":
+		return 1
+	case "deny":
+		return 2
+	}
+	return 3
+}
+
+func descRank(s string) int {
+	if s == "" || s == "default" {
+		return 0
+	}
+	return 1
+}
+
+func sortAxisValues(axis string, vs []string, a *aggregator) []string {
+	switch axis {
+	case "temperature", "seed":
+		slices.SortFunc(vs, func(x, y string) int {
+			fx, _ := strconv.ParseFloat(x, 64)
+			fy, _ := strconv.ParseFloat(y, 64)
+			return cmp.Compare(fx, fy)
+		})
+	case "tools":
+		slices.SortFunc(vs, func(x, y string) int {
+			return cmp.Or(cmp.Compare(a.toolsRank(x), a.toolsRank(y)), cmp.Compare(x, y))
+		})
+	case "confirm":
+		slices.SortFunc(vs, func(x, y string) int {
+			return cmp.Or(cmp.Compare(confirmRank(x), confirmRank(y)), cmp.Compare(x, y))
+		})
+	default:
+		slices.SortFunc(vs, func(x, y string) int {
+			return cmp.Or(cmp.Compare(descRank(x), descRank(y)), cmp.Compare(x, y))
+		})
+	}
+	return vs
+}
+
+func sortedConfirmKeys(m map[[2]string]*ConfirmRow) [][2]string {
+	ks := make([][2]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(x, y [2]string) int {
+		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(confirmRank(x[1]), confirmRank(y[1])), cmp.Compare(x[1], y[1]))
+	})
+	return ks
+}
+
+func keysOf[K cmp.Ordered, V any](m map[K]V) []K {
+	ks := make([]K, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	ks := keysOf(m)
+	slices.Sort(ks)
+	return ks
+}
+
+// label shortens a cell key to the axes that vary in the run.
+func (s *Summary) label(k CellKey) string {
+	var parts []string
+	vary := map[string]bool{}
+	for _, b := range s.Breakdowns {
+		vary[b.Axis] = true
+	}
+	if len(s.Models) > 1 {
+		parts = append(parts, k.Model)
+	}
+	if vary["temperature"] {
+		parts = append(parts, "temp="+fmtFloat(k.Temperature))
+	}
+	if vary["tools"] {
+		parts = append(parts, "tools="+k.Tools)
+	}
+	if vary["confirm"] {
+		parts = append(parts, "confirm="+orDash(k.Confirm))
+	}
+	if vary["descriptions"] {
+		parts = append(parts, "desc="+orDash(k.Descriptions))
+	}
+	if len(parts) == 0 {
+		return k.Model
+	}
+	return strings.Join(parts, " ")
+}

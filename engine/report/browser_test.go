@@ -1,0 +1,154 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromium returns the path of a Chromium-family browser, or "".
+func chromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// headless runs the browser on a file:// URL with extra flags and returns
+// its stdout and stderr. The context bounds a hung browser; it is not a
+// timing assertion.
+func headless(t *testing.T, bin, page string, extra ...string) (stdout, stderr string) {
+	t.Helper()
+	profile, err := os.MkdirTemp("", "toolward-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(profile)
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0"}
+	args = append(append(args, extra...), "file://"+page)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, errb.String())
+	}
+	return out.String(), errb.String()
+}
+
+// consoleLine matches what Chromium logs (with --enable-logging=stderr)
+// for a console message or an uncaught exception on the page.
+var consoleLine = regexp.MustCompile(`(?m)^.*(:CONSOLE[:(]|Uncaught ).*$`)
+
+// TestBrowserRender opens a generated report from disk in headless
+// Chromium: the DOM must have the charts and tables, no script and no
+// injected attribute, the console must stay silent, and a screenshot is
+// written next to the report (set TOOLWARD_REPORT_DIR to keep it).
+func TestBrowserRender(t *testing.T) {
+	bin := chromium()
+	if bin == "" {
+		t.Skip("no Chromium on PATH (apt-get install chromium)")
+	}
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+
+	// First prove the console check can fail: a page with a console error
+	// and an uncaught exception must be caught by consoleLine.
+	probe := filepath.Join(t.TempDir(), "probe.html")
+	if err := os.WriteFile(probe, []byte(`<!DOCTYPE html><p>probe</p><script>console.error("probe-error"); notDefined();</script>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr := headless(t, bin, probe, "--dump-dom"); len(consoleLine.FindAllString(stderr, -1)) < 2 {
+		t.Fatalf("console detection does not work with this browser; stderr:\n%s", stderr)
+	}
+
+	dir := os.Getenv("TOOLWARD_REPORT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.Abs(dir)
+	lines := encode(t, hostileRuns())
+	lines = append(lines, encode(t, demoRuns())...)
+	writeRuns(t, filepath.Join(dir, RunsFile), lines)
+	s, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, HTMLFile)
+
+	dom, stderr := headless(t, bin, page, "--dump-dom")
+	if msgs := consoleLine.FindAllString(stderr, -1); len(msgs) > 0 {
+		t.Errorf("console output while loading the report:\n%s", strings.Join(msgs, "\n"))
+	}
+	for _, want := range []string{
+		`<svg id="tool-curve"`, `<svg id="seed-spread"`, `<svg id="reasons-chart"`, `<svg class="ci"`,
+		`id="cells-table"`, `id="confirm-table"`, `id="flaky-table"`, `id="axis-temperature"`, `id="axis-descriptions"`,
+		`<details class="case"`, `class="call denied"`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered DOM lacks %s", want)
+		}
+	}
+	if n := strings.Count(dom, "<polyline"); n != len(s.Models) || n != 4 {
+		t.Errorf("tool-count chart has %d lines, want one per model (%d)", n, len(s.Models))
+	}
+	if liveScript.MatchString(dom) || liveAttr.MatchString(dom) {
+		t.Error("rendered DOM has a script element or an onmouseover attribute")
+	}
+	if !strings.Contains(dom, `&lt;script&gt;alert("x")&lt;/script&gt; sent!`) {
+		t.Error("rendered DOM lacks the hostile answer as text")
+	}
+
+	shot := filepath.Join(dir, "report.png")
+	headless(t, bin, page, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars")
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 2000 {
+		t.Errorf("screenshot is %v, want 1280×2000", b)
+	}
+	t.Logf("screenshot: %s", shot)
+}
+
+// TestHTMLSelfContained: nothing in report.html may load from elsewhere.
+func TestHTMLSelfContained(t *testing.T) {
+	dir := writeHostile(t)
+	if _, err := Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`(?i)<(script|link|iframe|img|object|embed)\b`),
+		regexp.MustCompile(`(?i)\bsrc\s*=`),
+		regexp.MustCompile(`(?i)href\s*=\s*"[^#"]`), // only in-page anchors
+		regexp.MustCompile(`(?i)@import|url\(`),
+	} {
+		if m := bad.Find(b); m != nil {
+			t.Errorf("report.html is not self-contained: %q", m)
+		}
+	}
+}

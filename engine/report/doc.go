@@ -1,0 +1,20 @@
+// Package report turns a result directory's runs.jsonl into the summary
+// and reports a person or a CI system reads.
+//
+// Build is the one entry point. It
+//
+//  1. streams runs.jsonl with record.Reader (a bad line is a warning, not
+//     an abort; when a run id occurs twice the last record wins),
+//  2. aggregates counts per cell (seeds pooled), per model, per case, per
+//     axis value and per tool count, keeping at most one failing trace per
+//     case × cell (and a bounded number overall) for the drill-down,
+//  3. computes the statistics with package stats: Wilson intervals for
+//     pass rates, unbiased pass@k and pass^k per cell, latency quantiles,
+//  4. writes summary.json, report.md, report.html (self-contained: inline
+//     SVG, no scripts, nothing fetched) and junit.xml into the directory.
+//
+// Statistical caveats (unequal trial counts, cells with only errors,
+// skipped lines) are values in Summary.Warnings; each output decides how
+// to show them. Infrastructure errors are counted apart and never enter a
+// pass rate.
+package report

@@ -1,0 +1,210 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/toolward/toolward/engine/record"
+)
+
+//go:embed report.html.tmpl
+var htmlSource string
+
+// maxShown bounds each model-generated string shown in the drill-down;
+// runs.jsonl has the rest.
+const maxShown = 4000
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"rateCI":    rateCI,
+	"rateN":     rateN,
+	"pct":       pct,
+	"ms":        msFmt,
+	"prob":      prob,
+	"passK":     passK,
+	"toolRange": toolRange,
+	"bar":       bar,
+	"rateClass": rateClass,
+	"fmtFloat":  fmtFloat,
+	"orDash":    orDash,
+	"frac":      kpct,
+	"clip":      func(s string) string { return truncate(s, maxShown) },
+	"args":      argsJSON,
+	"join":      strings.Join,
+	"add":       func(a, b int) int { return a + b },
+	"mul100":    func(f float64) float64 { return 100 * f },
+	"sub":       func(a, b float64) float64 { return a - b },
+	"itof":      func(i int) float64 { return float64(i) },
+	"add4":      func(f float64) float64 { return f + 4 },
+	"add6":      func(f float64) float64 { return f + 6 },
+	"add11":     func(f float64) float64 { return f + 11 },
+	"add18":     func(f float64) float64 { return f + 18 },
+	"add40":     func(f float64) float64 { return f + 40 },
+	"add200":    func(f float64) float64 { return f + 200 },
+	"mid":       func(a, b float64) float64 { return (a + b) / 2 },
+	"claim":     func() string { return ClaimPattern.String() },
+	"negation":  func() string { return NegationPattern.String() },
+	"kvec": func(v []float64) string {
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = fmt.Sprintf("k=%d: %.3f", i+1, x)
+		}
+		return strings.Join(parts, ", ")
+	},
+	"perRun": func(m ModelSummary) string {
+		in, out := m.TokensPerRun()
+		return fmt.Sprintf("%.0f / %.0f", in, out)
+	},
+	"structured": func(v any) string {
+		if v == nil {
+			return ""
+		}
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return fmt.Sprint(v)
+		}
+		return truncate(string(b), maxShown)
+	},
+}).Parse(htmlSource))
+
+// htmlView is what the template renders: the summary plus chart geometry
+// and the drill-down arranged by turn.
+type htmlView struct {
+	S        *Summary
+	Curve    *curveChart
+	Spread   *spreadChart
+	Reasons  *reasonChart
+	Failing  []caseView
+	Flaky    []flakyGroup
+	Passing  int // cases that never failed nor errored
+	Labels   map[CellKey]string
+	ModelIdx map[string]int
+}
+
+type caseView struct {
+	CaseSummary
+	Anchor   string
+	BadCells int // cells with a failure or an error
+	Examples []exampleView
+}
+
+type exampleView struct {
+	Label string
+	*Example
+	Turns []turnView
+	// Orphans are calls whose turn index is out of range.
+	Orphans []record.Call
+}
+
+type turnView struct {
+	N int
+	// Final is set on the last turn when its content is the final
+	// answer, shown once below the turns.
+	Final bool
+	record.Turn
+	Calls []record.Call
+}
+
+// WriteHTML writes report.html: self-contained (inline CSS and SVG, no
+// scripts, nothing loaded from the network). Every string that came from a
+// model, a case or a tool is escaped by html/template.
+func (s *Summary) WriteHTML(w io.Writer) error {
+	v := htmlView{
+		S: s, Curve: buildCurve(s.ToolCurve), Spread: buildSpread(s.Models), Reasons: buildReasons(s.Reasons),
+		Labels: map[CellKey]string{}, ModelIdx: map[string]int{},
+	}
+	if len(curveCounts(s.ToolCurve)) < 2 {
+		v.Curve = nil // a single tool count is not a curve; the tables say it
+	}
+	for i, m := range s.Models {
+		v.ModelIdx[m.Model] = i
+	}
+	for _, c := range s.Cells {
+		v.Labels[c.Cell] = s.label(c.Cell)
+	}
+	v.Flaky = groupFlaky(s)
+	for i, c := range s.Cases {
+		if c.Fail+c.Error == 0 {
+			v.Passing++
+			continue
+		}
+		cv := caseView{CaseSummary: c, Anchor: fmt.Sprintf("case-%d", i)}
+		for _, cc := range c.Cells {
+			if cc.Fail+cc.Error > 0 {
+				cv.BadCells++
+			}
+			if cc.Example != nil {
+				cv.Examples = append(cv.Examples, newExampleView(s.label(cc.Cell), cc.Example))
+			}
+		}
+		v.Failing = append(v.Failing, cv)
+	}
+	return htmlTemplate.Execute(w, v)
+}
+
+// flakyGroup is one case's flaky cells.
+type flakyGroup struct {
+	Case  string
+	Cells []Flaky
+	Of    int // cells the case ran in
+}
+
+// groupFlaky groups Summary.Flaky by case, most flaky cells first.
+func groupFlaky(s *Summary) []flakyGroup {
+	idx := map[string]int{}
+	var gs []flakyGroup
+	for _, f := range s.Flaky {
+		i, ok := idx[f.Case]
+		if !ok {
+			i = len(gs)
+			idx[f.Case] = i
+			gs = append(gs, flakyGroup{Case: f.Case})
+		}
+		gs[i].Cells = append(gs[i].Cells, f)
+	}
+	for i := range gs {
+		for _, c := range s.Cases {
+			if c.ID == gs[i].Case {
+				gs[i].Of = len(c.Cells)
+			}
+		}
+	}
+	sort.SliceStable(gs, func(i, j int) bool { return len(gs[i].Cells) > len(gs[j].Cells) })
+	return gs
+}
+
+func newExampleView(label string, e *Example) exampleView {
+	ev := exampleView{Label: label, Example: e}
+	for i, t := range e.Trace.Turns {
+		final := i == len(e.Trace.Turns)-1 && t.Content == e.Trace.Answer
+		ev.Turns = append(ev.Turns, turnView{N: i + 1, Turn: t, Final: final})
+	}
+	for _, c := range e.Trace.Calls {
+		if c.Turn >= 0 && c.Turn < len(ev.Turns) {
+			ev.Turns[c.Turn].Calls = append(ev.Turns[c.Turn].Calls, c)
+		} else {
+			ev.Orphans = append(ev.Orphans, c)
+		}
+	}
+	return ev
+}
+
+// argsJSON renders a call's arguments as indented JSON, or the raw text
+// the model sent when they were not an object.
+func argsJSON(c record.Call) string {
+	if c.Args == nil {
+		if c.RawArgs != "" {
+			return truncate(c.RawArgs, maxShown)
+		}
+		return "{}"
+	}
+	b, err := json.MarshalIndent(c.Args, "", "  ")
+	if err != nil {
+		return fmt.Sprint(c.Args)
+	}
+	return truncate(string(b), maxShown)
+}

@@ -1,0 +1,191 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// JUnit document shapes, in the common Jenkins/GitLab schema: a
+// <testsuites> root, one <testsuite> per cell, one <testcase> per case.
+
+// JUnitSuites is the <testsuites> root element.
+type JUnitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []JUnitSuite `xml:"testsuite"`
+}
+
+// JUnitSuite is one cell.
+type JUnitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []JUnitProperty `xml:"properties>property"`
+	Cases      []JUnitCase     `xml:"testcase"`
+}
+
+// JUnitProperty is a name/value pair of a suite.
+type JUnitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// JUnitCase is one case in one cell, seeds pooled.
+type JUnitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *JUnitProblem `xml:"failure,omitempty"`
+	Error     *JUnitProblem `xml:"error,omitempty"`
+}
+
+// JUnitProblem is a <failure> or <error>.
+type JUnitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",cdata"` // sanitized: no characters XML forbids
+}
+
+// JUnit converts the summary: a case passes only if every seed passed.
+// When any seed failed the testcase has a <failure> whose message lists
+// the reasons over seeds; when none failed but some errored it has an
+// <error> (infrastructure, not the model).
+func (s *Summary) JUnit() *JUnitSuites {
+	root := &JUnitSuites{Name: "toolward " + s.Title}
+	byCell := map[CellKey][]JUnitCase{}
+	secs := map[CellKey]float64{}
+	for _, c := range s.Cases {
+		for _, cc := range c.Cells {
+			jc := JUnitCase{Name: c.ID, Classname: "toolward." + sanitizeClass(s.Title) + "." + sanitizeClass(s.label(cc.Cell)), Time: seconds(cc.Seconds)}
+			secs[cc.Cell] += cc.Seconds
+			switch {
+			case cc.Fail > 0:
+				msg := fmt.Sprintf("failed %d of %d seeds", cc.Fail, cc.Runs)
+				if len(cc.Reasons) > 0 {
+					msg += ": " + strings.Join(cc.Reasons, ", ")
+				}
+				if cc.Error > 0 {
+					msg += fmt.Sprintf(" (%d errored)", cc.Error)
+				}
+				typ := "fail"
+				if cc.Example != nil && len(cc.Example.Reasons) > 0 {
+					typ = cc.Example.Reasons[0].Code
+				}
+				jc.Failure = &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
+			case cc.Error > 0:
+				msg := fmt.Sprintf("%d of %d seeds hit infrastructure errors", cc.Error, cc.Runs)
+				typ := "error"
+				if cc.Example != nil && cc.Example.Error != nil {
+					typ = cc.Example.Error.Kind
+					msg += ": " + cc.Example.Error.Message
+				}
+				jc.Error = &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
+			}
+			byCell[cc.Cell] = append(byCell[cc.Cell], jc)
+		}
+	}
+	var total float64
+	for _, cell := range s.Cells {
+		k := cell.Cell
+		suite := JUnitSuite{
+			Name: s.label(k), Time: seconds(secs[k]),
+			Properties: []JUnitProperty{
+				{"model", k.Model}, {"temperature", fmtFloat(k.Temperature)}, {"tools", k.Tools},
+				{"confirm", k.Confirm}, {"descriptions", k.Descriptions}, {"pass_rate", rateCI(cell.Tally)},
+			},
+		}
+		for _, jc := range byCell[k] {
+			suite.Tests++
+			if jc.Failure != nil {
+				suite.Failures++
+			} else if jc.Error != nil {
+				suite.Errors++
+			}
+			suite.Cases = append(suite.Cases, jc)
+		}
+		total += secs[k]
+		root.Tests += suite.Tests
+		root.Failures += suite.Failures
+		root.Errors += suite.Errors
+		root.Suites = append(root.Suites, suite)
+	}
+	root.Time = seconds(total)
+	return root
+}
+
+// WriteJUnit writes junit.xml.
+func (s *Summary) WriteJUnit(w io.Writer) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(s.JUnit()); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// xmlSafe replaces characters XML 1.0 does not allow (most control
+// characters, invalid UTF-8) with U+FFFD, since model output may hold any.
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return r
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+func seconds(f float64) string { return fmt.Sprintf("%.3f", f) }
+
+// sanitizeClass makes a cell label usable as a dotted class name segment.
+func sanitizeClass(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '.', '/', '\\':
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// exampleText describes the kept failing run for a failure body.
+func exampleText(e *Example) string {
+	if e == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s (seed %d, %d tools offered): %s\n", e.RunID, e.Seed, e.ToolCount, e.Outcome)
+	for _, r := range e.Reasons {
+		fmt.Fprintf(&b, "  %s: %s\n", r.Code, r.Detail)
+	}
+	if e.Error != nil {
+		fmt.Fprintf(&b, "  %s: %s\n", e.Error.Kind, e.Error.Message)
+	}
+	for _, c := range e.Trace.Calls {
+		fmt.Fprintf(&b, "  call %s %s", c.Tool, argsJSON(c))
+		if c.Confirm != "" {
+			fmt.Fprintf(&b, " [%s]", c.Confirm)
+		}
+		b.WriteString("\n")
+	}
+	if e.Trace.Answer != "" {
+		fmt.Fprintf(&b, "  answer: %s\n", truncate(e.Trace.Answer, 400))
+	}
+	return b.String()
+}

@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Chart geometry is computed here as numbers and plain strings; the HTML
+// template escapes every label it places.
+
+// palette is the Okabe–Ito colour-blind-safe set (yellow dropped: too pale
+// on white).
+var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
+
+func color(i int) string { return palette[i%len(palette)] }
+
+// curveChart is the tool-count chart: pass rate with its Wilson band
+// against the number of tools offered, one line per model.
+type curveChart struct {
+	W, H                 int
+	Left, Right, Top, Bo float64 // plot area
+	XTicks               []tick
+	YTicks               []tick
+	Lines                []curveLine
+	Legend               []legendItem
+	XLabel               string
+}
+
+type tick struct {
+	Pos   float64
+	Label string
+}
+
+type curveLine struct {
+	Color  string
+	Band   string // polygon points
+	Line   string // polyline points
+	Points []curvePoint
+}
+
+type curvePoint struct {
+	X, Y  float64
+	Title string
+}
+
+type legendItem struct {
+	X, Y  float64
+	Color string
+	Label string
+	Short string // Label cut to fit the legend
+}
+
+func buildCurve(series []Series) *curveChart {
+	counts := curveCounts(series)
+	if len(counts) == 0 {
+		return nil
+	}
+	c := &curveChart{W: 880, H: 360, Left: 56, Right: 660, Top: 20, Bo: 310, XLabel: "tools offered (log scale)"}
+	lo, hi := xlog(counts[0]), xlog(counts[len(counts)-1])
+	xpos := func(n int) float64 {
+		if hi == lo {
+			return (c.Left + c.Right) / 2
+		}
+		return c.Left + 12 + (xlog(n)-lo)/(hi-lo)*(c.Right-c.Left-24)
+	}
+	ypos := func(r float64) float64 { return c.Bo - r*(c.Bo-c.Top) }
+	lastX := math.Inf(-1)
+	for _, n := range counts {
+		x := xpos(n)
+		if x-lastX < 22 { // keep labels from overlapping
+			continue
+		}
+		lastX = x
+		c.XTicks = append(c.XTicks, tick{x, fmt.Sprint(n)})
+	}
+	for r := 0; r <= 100; r += 25 {
+		c.YTicks = append(c.YTicks, tick{ypos(float64(r) / 100), fmt.Sprintf("%d%%", r)})
+	}
+	for i, ser := range series {
+		l := curveLine{Color: color(i)}
+		var line, upper, lower []string
+		for _, pt := range ser.Points {
+			if pt.Scored() == 0 {
+				continue
+			}
+			x := xpos(pt.ToolCount)
+			line = append(line, fmt.Sprintf("%.1f,%.1f", x, ypos(pt.Rate)))
+			upper = append(upper, fmt.Sprintf("%.1f,%.1f", x, ypos(pt.Hi)))
+			lower = append([]string{fmt.Sprintf("%.1f,%.1f", x, ypos(pt.Lo))}, lower...)
+			l.Points = append(l.Points, curvePoint{X: x, Y: ypos(pt.Rate),
+				Title: fmt.Sprintf("%s, %d tools: %s (%d/%d)", ser.Model, pt.ToolCount, rateCI(pt.Tally), pt.Pass, pt.Scored())})
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if len(line) == 1 { // a lone point: a thin band around it
+			p := l.Points[0]
+			upper = []string{fmt.Sprintf("%.1f,%.1f", p.X-4, ypos(ser.Points[0].Hi)), fmt.Sprintf("%.1f,%.1f", p.X+4, ypos(ser.Points[0].Hi))}
+			lower = []string{fmt.Sprintf("%.1f,%.1f", p.X+4, ypos(ser.Points[0].Lo)), fmt.Sprintf("%.1f,%.1f", p.X-4, ypos(ser.Points[0].Lo))}
+		}
+		l.Line = strings.Join(line, " ")
+		l.Band = strings.Join(append(upper, lower...), " ")
+		c.Lines = append(c.Lines, l)
+		c.Legend = append(c.Legend, legendItem{X: c.Right + 24, Y: c.Top + 8 + float64(i)*22, Color: color(i), Label: ser.Model, Short: truncate(ser.Model, 24)})
+	}
+	return c
+}
+
+func xlog(n int) float64 { return math.Log2(1 + float64(max(n, 0))) }
+
+// ciBar is a small horizontal interval bar for a table cell.
+type ciBar struct {
+	Lo, Hi, Dot float64 // x positions in a 0..100 wide box
+	Class       string
+	Valid       bool
+}
+
+func bar(t Tally) ciBar {
+	if t.Scored() == 0 {
+		return ciBar{}
+	}
+	return ciBar{Lo: 100 * t.Lo, Hi: 100 * t.Hi, Dot: 100 * t.Rate, Class: rateClass(t), Valid: true}
+}
+
+// rateClass buckets a pass rate into ten colour classes r0…r10.
+func rateClass(t Tally) string {
+	if t.Scored() == 0 {
+		return "rna"
+	}
+	return fmt.Sprintf("r%d", int(math.Round(t.Rate*10)))
+}
+
+// spreadChart shows each seed's pass rate per model as dots on 0–100%.
+type spreadChart struct {
+	W, H   int
+	Left   float64
+	Right  float64
+	Rows   []spreadRow
+	XTicks []tick
+}
+
+type spreadRow struct {
+	Y     float64
+	Label string
+	Color string
+	Mean  float64
+	Dots  []curvePoint
+}
+
+func buildSpread(models []ModelSummary) *spreadChart {
+	c := &spreadChart{W: 880, Left: 200, Right: 840}
+	xpos := func(r float64) float64 { return c.Left + r*(c.Right-c.Left) }
+	for r := 0; r <= 100; r += 25 {
+		c.XTicks = append(c.XTicks, tick{xpos(float64(r) / 100), fmt.Sprintf("%d%%", r)})
+	}
+	row := 0
+	for i, m := range models {
+		if m.Spread.N < 2 {
+			continue
+		}
+		y := 24 + float64(row)*34
+		sr := spreadRow{Y: y, Label: m.Model, Color: color(i), Mean: xpos(m.Spread.Mean)}
+		for _, sd := range m.Seeds {
+			if sd.Scored() == 0 {
+				continue
+			}
+			sr.Dots = append(sr.Dots, curvePoint{X: xpos(sd.Rate), Y: y, Title: fmt.Sprintf("%s seed %d: %s", m.Model, sd.Seed, rateN(sd.Tally))})
+		}
+		c.Rows = append(c.Rows, sr)
+		row++
+	}
+	if len(c.Rows) == 0 {
+		return nil
+	}
+	c.H = 24 + len(c.Rows)*34 + 24
+	return c
+}
+
+// reasonChart is a horizontal bar chart of failure reason counts.
+type reasonChart struct {
+	W, H int
+	Bars []reasonBar
+}
+
+type reasonBar struct {
+	Y, W  float64
+	Label string
+	Count int
+}
+
+func buildReasons(rs []ReasonCount) *reasonChart {
+	if len(rs) == 0 {
+		return nil
+	}
+	c := &reasonChart{W: 880}
+	top := rs[0].Total
+	for i, r := range rs {
+		c.Bars = append(c.Bars, reasonBar{Y: 8 + float64(i)*26, W: 560 * float64(r.Total) / float64(max(top, 1)), Label: r.Code, Count: r.Total})
+	}
+	c.H = 16 + len(rs)*26
+	return c
+}

@@ -1,0 +1,22 @@
+// Package results owns a result directory, results/<config name>/<UTC
+// stamp>/: its config.json (what was run, with which versions) and its
+// runs.jsonl (one record per finished run), for a new job, a resumed one,
+// and the merge of shards.
+//
+// Layout and rules:
+//
+//   - Create makes a new directory named by the UTC start time
+//     (20261130T082501Z), with a numeric suffix if that name is taken.
+//   - config.json is written atomically (temporary file, then rename).
+//   - runs.jsonl is opened O_APPEND and written one complete line per
+//     finished run, so a crash loses at most the runs in flight; a
+//     truncated last line is skipped by readers.
+//   - Compact, used by resume, rewrites runs.jsonl (atomically) keeping the
+//     first pass or fail record of each run id and dropping error records
+//     and unreadable lines, and returns the ids kept: exactly the runs that
+//     need not run again. Runs that ended in an infrastructure error are
+//     therefore re-run on resume, and no id appears twice in the file.
+//   - Merge joins shard directories of one job into a new directory,
+//     checking they share a config and cases, deduplicating by run id and
+//     preferring a pass or fail record over an error one.
+package results

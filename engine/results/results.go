@@ -1,0 +1,376 @@
+package results
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/schema"
+)
+
+// File names inside a result directory.
+const (
+	ConfigFile = "config.json"
+	RunsFile   = "runs.jsonl"
+	StderrFile = "server-stderr.log"
+)
+
+// Meta is config.json: everything needed to know what a directory holds
+// and to resume or merge it.
+type Meta struct {
+	Toolward string `json:"toolward"` // toolward version
+	// ConfigFile is the config's path as given; ConfigDigest a SHA-256 of
+	// the resolved config's JSON, which resume and merge compare.
+	ConfigFile   string         `json:"config_file"`
+	ConfigDigest string         `json:"config_digest"`
+	Config       *schema.Config `json:"config"`
+	Filters      []string       `json:"filters,omitempty"` // --filter values, as given
+	Shard        string         `json:"shard,omitempty"`   // "i/n" or ""
+	// Planned is the number of runs this directory's plan holds (after
+	// filters and shard); Total the whole plan's (before the shard).
+	Planned int64             `json:"planned"`
+	Total   int64             `json:"total"`
+	Backend *backend.Info     `json:"backend,omitempty"` // preflight facts: server version, model digests
+	Cases   map[string]string `json:"cases"`             // case id -> digest
+	Created time.Time         `json:"created"`
+	// MergedFrom lists the shard directories a merged directory joins.
+	MergedFrom []string `json:"merged_from,omitempty"`
+}
+
+// DigestConfig returns the hex SHA-256 of cfg's JSON encoding.
+func DigestConfig(cfg *schema.Config) (string, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "", fmt.Errorf("results: encoding config: %w", err)
+	}
+	return sha256hex(b), nil
+}
+
+// Stamp formats t as a directory name: 20261130T082501Z.
+func Stamp(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
+
+// Create makes root/<name>/<stamp> (suffixed -2, -3, … if taken) and
+// returns its path.
+func Create(root, name string, now time.Time) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return "", fmt.Errorf("results: config name %q cannot name a directory", name)
+	}
+	parent := filepath.Join(root, name)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("results: %w", err)
+	}
+	base := Stamp(now)
+	for i := 1; ; i++ {
+		dir := filepath.Join(parent, base)
+		if i > 1 {
+			dir += "-" + strconv.Itoa(i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 1000 {
+			return "", fmt.Errorf("results: %w", err)
+		}
+	}
+}
+
+// CreateAt makes dir as a new result directory: it must not exist, or be
+// an empty directory.
+func CreateAt(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("results: %s is not empty; choose a new directory, or continue it with --resume", dir)
+	}
+	return nil
+}
+
+// WriteMeta writes dir/config.json atomically.
+func WriteMeta(dir string, m *Meta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: encoding %s: %w", ConfigFile, err)
+	}
+	return writeAtomic(filepath.Join(dir, ConfigFile), append(b, '\n'))
+}
+
+// ReadMeta reads dir/config.json.
+func ReadMeta(dir string) (*Meta, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not a result directory (no %s)", dir, ConfigFile)
+		}
+		return nil, err
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ConfigFile), err)
+	}
+	if m.Config == nil {
+		return nil, fmt.Errorf("%s: no config", filepath.Join(dir, ConfigFile))
+	}
+	return &m, nil
+}
+
+// OpenRuns opens dir/runs.jsonl for appending, creating it if needed.
+func OpenRuns(dir string) (*os.File, error) {
+	return os.OpenFile(filepath.Join(dir, RunsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+}
+
+// Compact rewrites dir/runs.jsonl keeping the first pass or fail record of
+// each id, and returns those ids. bad counts the lines dropped as
+// unreadable (a truncated last line after a crash, typically).
+func Compact(dir string) (done map[string]bool, bad int, err error) {
+	path := filepath.Join(dir, RunsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	tmp, err := os.CreateTemp(dir, RunsFile+".*")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		return nil, 0, err
+	}
+	bw := bufio.NewWriter(tmp)
+	done = map[string]bool{}
+	r := record.NewReader(f, path)
+	for r.Scan() {
+		rec, err := r.Record()
+		if err != nil {
+			bad++
+			continue
+		}
+		if rec.Outcome == record.Error || done[rec.ID] {
+			continue
+		}
+		done[rec.ID] = true
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return nil, 0, err
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	if err := r.Err(); err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, 0, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, 0, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return nil, 0, err
+	}
+	return done, bad, nil
+}
+
+// MergeResult says what Merge did.
+type MergeResult struct {
+	Runs, Errors int // records written; of which outcome error
+	Duplicates   int // records dropped as duplicates of an id
+	Bad          int // unreadable lines skipped
+	// MissingShards lists shards of the job absent from the inputs
+	// ("2/4"); empty when the inputs cover the whole plan.
+	MissingShards []string
+}
+
+// Merge joins the result directories dirs, shards of one job, into out,
+// which must not exist or be empty. It does not build reports.
+func Merge(out string, dirs []string) (*MergeResult, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("merge: no directories to merge")
+	}
+	metas := make([]*Meta, len(dirs))
+	for i, d := range dirs {
+		m, err := ReadMeta(d)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		metas[i] = m
+	}
+	first := metas[0]
+	for i, m := range metas[1:] {
+		d := dirs[i+1]
+		switch {
+		case m.ConfigDigest != first.ConfigDigest:
+			return nil, fmt.Errorf("merge: %s and %s ran different configs (digests %.12s, %.12s)", dirs[0], d, first.ConfigDigest, m.ConfigDigest)
+		case !maps.Equal(m.Cases, first.Cases):
+			return nil, fmt.Errorf("merge: %s and %s ran different case files (case ids or contents differ)", dirs[0], d)
+		case !slices.Equal(m.Filters, first.Filters):
+			return nil, fmt.Errorf("merge: %s and %s used different filters (%v, %v)", dirs[0], d, first.Filters, m.Filters)
+		}
+	}
+	res := &MergeResult{}
+	var planned int64
+	shards := map[string]bool{}
+	n := 0
+	for _, m := range metas {
+		if m.Shard == "" {
+			n = -1
+			continue
+		}
+		if shards[m.Shard] {
+			continue // the same shard twice (e.g. a retried job): dedup handles the runs
+		}
+		shards[m.Shard] = true
+		planned += m.Planned
+		var i, c int
+		fmt.Sscanf(m.Shard, "%d/%d", &i, &c)
+		if n == 0 {
+			n = c
+		} else if n > 0 && c != n {
+			return nil, fmt.Errorf("merge: shards of different splits (%s of /%d)", m.Shard, n)
+		}
+	}
+	if n < 0 {
+		planned = first.Total
+	} else {
+		for i := range n {
+			if s := fmt.Sprintf("%d/%d", i, n); !shards[s] {
+				res.MissingShards = append(res.MissingShards, s)
+			}
+		}
+	}
+
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if ents, err := os.ReadDir(out); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	} else if len(ents) > 0 {
+		return nil, fmt.Errorf("merge: %s is not empty", out)
+	}
+	tmp := filepath.Join(out, RunsFile+".tmp")
+	f, err := os.Create(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	defer os.Remove(tmp)
+	bw := bufio.NewWriter(f)
+	// Pass 1 writes pass/fail records; pass 2 the error records of ids
+	// that have no other.
+	written := map[string]bool{}
+	for pass := 1; pass <= 2; pass++ {
+		for _, d := range dirs {
+			err := eachRecord(d, func(rec *record.Record, lineErr error) error {
+				if lineErr != nil {
+					if pass == 1 {
+						res.Bad++
+					}
+					return nil
+				}
+				isErr := rec.Outcome == record.Error
+				if (pass == 1) == isErr {
+					return nil
+				}
+				if written[rec.ID] {
+					if pass == 1 || !isErr {
+						res.Duplicates++
+					}
+					return nil
+				}
+				written[rec.ID] = true
+				b, err := json.Marshal(rec)
+				if err != nil {
+					return err
+				}
+				bw.Write(b)
+				bw.WriteByte('\n')
+				res.Runs++
+				if isErr {
+					res.Errors++
+				}
+				return nil
+			})
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("merge: %w", err)
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(out, RunsFile)); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	m := *first
+	m.Shard = ""
+	m.Planned = planned
+	m.Created = time.Now().UTC()
+	m.MergedFrom = slices.Clone(dirs)
+	if err := WriteMeta(out, &m); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	return res, nil
+}
+
+func eachRecord(dir string, fn func(*record.Record, error) error) error {
+	path := filepath.Join(dir, RunsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := record.NewReader(f, path)
+	for r.Scan() {
+		if err := fn(r.Record()); err != nil {
+			return err
+		}
+	}
+	return r.Err()
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,42 @@
+// Package session connects runs to an MCP server and carries out the tool
+// calls a model asks for, including the simulated user's confirmations.
+//
+// A Source stands for one server for the length of a job:
+//
+//   - builtin: the bundled server hosted in-process. Every run opens its
+//     own in-process client, hence its own MCP session and, with the bundled
+//     server, its own fresh sandbox. Nothing crosses a process boundary.
+//   - command: a stdio subprocess. Spawning one per run would dominate
+//     short runs (npx alone takes seconds), so connections are pooled: a
+//     run borrows an idle connection or opens a new one, so at most one
+//     connection per concurrent run exists; a connection that failed is
+//     closed, not reused. The subprocess's stderr goes to the writer the
+//     caller gives (the engine uses <resultsdir>/server-stderr.log).
+//   - url: streamable HTTP, pooled the same way, with the configured
+//     headers on every request.
+//
+// Runs against a foreign server (command or url) are therefore NOT
+// isolated from each other: whatever state the server keeps per process or
+// per connection is seen by later runs on the same connection. Only the
+// builtin server guarantees a fresh sandbox per run.
+//
+// Tools are listed once per Source and cached (the list of a server does
+// not change during a job). Session.Call applies the confirm gate:
+//
+//   - A tool is gated when its MCP annotations do not rule out harm, by the
+//     MCP defaults (readOnlyHint defaults to false, destructiveHint to
+//     true): gated unless readOnlyHint is true or destructiveHint is false.
+//   - Mode "auto" has no gate. "approve" records the call as approved and
+//     makes it. "deny" does not make it: the model gets an isError result
+//     "The user declined to run <tool>." and the call is recorded denied.
+//   - Elicitation requests from the server during a call are accepted in
+//     modes auto and approve (form fields filled: defaults, booleans true,
+//     first enum value, "yes" for strings, 1 for numbers) and declined in
+//     mode deny; each answer is recorded on the call in progress.
+//
+// Errors: a tool's isError result is data for the model and the scorer. An
+// "invalid params" JSON-RPC error is the model's fault (bad arguments) and
+// also goes back as an error result. Anything else (transport failures,
+// other protocol errors, a call timeout) is an infrastructure error, an
+// *Error.
+package session

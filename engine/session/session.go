@@ -1,0 +1,510 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema"
+)
+
+// Confirm modes.
+const (
+	ConfirmAuto    = "auto"
+	ConfirmApprove = "approve"
+	ConfirmDeny    = "deny"
+)
+
+// Confirm decisions recorded on a call.
+const (
+	Approved = "approved"
+	Denied   = "denied"
+)
+
+// Error is an infrastructure failure talking to the MCP server.
+type Error struct {
+	Kind      string // "mcp" or "timeout"
+	Msg       string
+	Retryable bool
+	Err       error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Options configure a Source. Exactly one of Server's fields is used;
+// Builtin must be set when Server.Builtin is.
+type Options struct {
+	Server schema.Server
+	// Builtin is the in-process server for Server.Builtin. Each Session
+	// connects to it with its own in-process client.
+	Builtin *server.MCPServer
+	// Stderr receives a command server's stderr; nil discards it.
+	Stderr io.Writer
+	// ClientVersion is sent as the MCP client version ("" means "dev").
+	ClientVersion string
+}
+
+// Source is one MCP server for the length of a job. It is safe for
+// concurrent use.
+type Source struct {
+	opts  Options
+	tools []toolset.Tool
+	gated map[string]bool
+
+	life   context.Context // bounds subprocesses
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	idle   []*conn
+	closed bool
+}
+
+type conn struct {
+	c *client.Client
+	h *elicitor
+}
+
+// Open connects to the server, lists its tools and keeps them.
+func Open(ctx context.Context, opts Options) (*Source, error) {
+	s := &Source{opts: opts}
+	s.life, s.cancel = context.WithCancel(context.Background())
+	switch n := countSet(opts.Server); {
+	case n != 1:
+		s.cancel()
+		return nil, fmt.Errorf("session: server must set exactly one of builtin, command, url (got %d)", n)
+	case opts.Server.Builtin != nil && opts.Builtin == nil:
+		s.cancel()
+		return nil, errors.New("session: builtin server requested but none given")
+	}
+	c, err := s.dial(ctx)
+	if err != nil {
+		s.cancel()
+		return nil, err
+	}
+	lt, err := c.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		c.c.Close()
+		s.cancel()
+		return nil, &Error{Kind: "mcp", Msg: "listing tools of " + s.Describe(), Err: err}
+	}
+	s.gated = map[string]bool{}
+	for _, t := range lt.Tools {
+		schema := t.RawInputSchema
+		if schema == nil {
+			b, err := json.Marshal(t.InputSchema)
+			if err != nil {
+				c.c.Close()
+				s.cancel()
+				return nil, fmt.Errorf("session: input schema of tool %s: %w", t.Name, err)
+			}
+			schema = b
+		}
+		g := Gated(t.Annotations)
+		s.gated[t.Name] = g
+		s.tools = append(s.tools, toolset.Tool{Name: t.Name, Description: t.Description, InputSchema: schema, Gated: g})
+	}
+	s.put(c, false)
+	return s, nil
+}
+
+func countSet(s schema.Server) int {
+	n := 0
+	if s.Builtin != nil {
+		n++
+	}
+	if len(s.Command) > 0 {
+		n++
+	}
+	if s.URL != "" {
+		n++
+	}
+	return n
+}
+
+// Gated reports whether confirm modes gate a tool with these annotations:
+// unless it is marked read-only or explicitly non-destructive (the MCP
+// defaults are readOnlyHint false, destructiveHint true).
+func Gated(a mcp.ToolAnnotation) bool {
+	if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
+		return false
+	}
+	if a.DestructiveHint != nil && !*a.DestructiveHint {
+		return false
+	}
+	return true
+}
+
+// Tools returns the server's tools in listing order. Callers must not
+// modify the slice.
+func (s *Source) Tools() []toolset.Tool { return s.tools }
+
+// Describe names the server for messages.
+func (s *Source) Describe() string {
+	switch {
+	case s.opts.Server.Builtin != nil:
+		return "builtin server"
+	case len(s.opts.Server.Command) > 0:
+		return "server command " + strings.Join(s.opts.Server.Command, " ")
+	default:
+		return "server " + s.opts.Server.URL
+	}
+}
+
+// dial opens a new connection and initialises it.
+func (s *Source) dial(ctx context.Context) (*conn, error) {
+	h := &elicitor{}
+	opt := client.WithElicitationHandler(h)
+	var c *client.Client
+	var err error
+	srv := s.opts.Server
+	switch {
+	case srv.Builtin != nil:
+		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt)
+	case len(srv.Command) > 0:
+		env := make([]string, 0, len(srv.Env))
+		for k, v := range srv.Env {
+			env = append(env, k+"="+v)
+		}
+		sort.Strings(env)
+		stderr := s.opts.Stderr
+		if stderr == nil {
+			stderr = io.Discard
+		}
+		t := transport.NewStdioWithOptions(srv.Command[0], env, srv.Command[1:], transport.WithCommandStderrWriter(stderr))
+		c = client.NewClient(t, opt)
+	default:
+		var t *transport.StreamableHTTP
+		t, err = transport.NewStreamableHTTP(srv.URL, transport.WithHTTPHeaders(srv.Headers))
+		if err == nil {
+			c = client.NewClient(t, opt)
+		}
+	}
+	if err != nil {
+		return nil, &Error{Kind: "mcp", Msg: "connecting to " + s.Describe(), Retryable: true, Err: err}
+	}
+	// The transport lives as long as the source (for command: the
+	// subprocess); the request below is bounded by ctx.
+	if err := c.Start(s.life); err != nil {
+		return nil, &Error{Kind: "mcp", Msg: "starting " + s.Describe(), Retryable: true, Err: err}
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "toolward", Version: cmpOr(s.opts.ClientVersion, "dev")}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return nil, &Error{Kind: "mcp", Msg: "initializing " + s.Describe(), Retryable: true, Err: err}
+	}
+	return &conn{c: c, h: h}, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// put returns a connection after use. Builtin connections are never
+// reused (each run gets a fresh session); broken ones are closed.
+func (s *Source) put(c *conn, broken bool) {
+	s.mu.Lock()
+	if broken || s.closed || s.opts.Server.Builtin != nil {
+		s.mu.Unlock()
+		c.c.Close()
+		return
+	}
+	s.idle = append(s.idle, c)
+	s.mu.Unlock()
+}
+
+// Session opens (or, for command and url, borrows) a connection for one
+// run under confirm mode mode ("auto", "approve" or "deny").
+func (s *Source) Session(ctx context.Context, mode string) (*Session, error) {
+	switch mode {
+	case ConfirmAuto, ConfirmApprove, ConfirmDeny:
+	default:
+		return nil, fmt.Errorf("session: unknown confirm mode %q", mode)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errors.New("session: source closed")
+	}
+	var c *conn
+	if n := len(s.idle); n > 0 {
+		c = s.idle[n-1]
+		s.idle = s.idle[:n-1]
+	}
+	s.mu.Unlock()
+	if c == nil {
+		var err error
+		if c, err = s.dial(ctx); err != nil {
+			return nil, err
+		}
+	}
+	c.h.reset(mode)
+	return &Session{src: s, c: c, mode: mode}, nil
+}
+
+// Close closes every idle connection and ends subprocesses.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	var first error
+	for _, c := range idle {
+		if err := c.c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.cancel()
+	return first
+}
+
+// Session is one run's use of a connection. It is not safe for concurrent
+// use: the agent loop makes one call at a time.
+type Session struct {
+	src    *Source
+	c      *conn
+	mode   string
+	broken bool
+	done   bool
+}
+
+// Result is the outcome of one tool call as the model will see it.
+type Result struct {
+	Text       string // what goes back to the model
+	Structured any    // structuredContent, decoded as plain JSON values
+	IsError    bool
+	// Confirm is "" (no gate), Approved or Denied.
+	Confirm      string
+	Elicitations []string // "accept" | "decline" | "cancel", in order
+	Latency      time.Duration
+}
+
+// Call runs tool name with args, applying the confirm gate. A non-nil
+// error is an infrastructure failure (*Error); everything the model should
+// see, including tool errors, is in the Result.
+func (s *Session) Call(ctx context.Context, name string, args map[string]any, timeout time.Duration) (*Result, error) {
+	res := &Result{}
+	if s.mode != ConfirmAuto && s.src.gated[name] {
+		if s.mode == ConfirmDeny {
+			res.Confirm = Denied
+			res.IsError = true
+			res.Text = "The user declined to run " + name + "."
+			return res, nil
+		}
+		res.Confirm = Approved
+	}
+	cctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	s.c.h.begin(&res.Elicitations)
+	start := time.Now()
+	out, err := s.c.c.CallTool(cctx, req)
+	res.Latency = time.Since(start)
+	s.c.h.end()
+	if err != nil {
+		switch {
+		case errors.Is(err, mcp.ErrInvalidParams):
+			// The server rejected the model's arguments: the model's
+			// mistake, shown to it like a tool error.
+			res.IsError = true
+			res.Text = "Invalid arguments for " + name + ": " + err.Error()
+			return res, nil
+		case ctx.Err() != nil:
+			s.broken = true
+			return nil, ctx.Err()
+		case cctx.Err() != nil:
+			s.broken = true
+			return nil, &Error{Kind: "timeout", Msg: fmt.Sprintf("tool %s did not answer within %s", name, timeout), Retryable: true, Err: err}
+		default:
+			s.broken = true
+			return nil, &Error{Kind: "mcp", Msg: "calling tool " + name + " on " + s.src.Describe(), Retryable: true, Err: err}
+		}
+	}
+	res.IsError = out.IsError
+	res.Text = contentText(out.Content)
+	if len(out.RawStructuredContent) > 0 {
+		var v any
+		if json.Unmarshal(out.RawStructuredContent, &v) == nil {
+			res.Structured = v
+		}
+	} else if out.StructuredContent != nil {
+		res.Structured = plainJSON(out.StructuredContent)
+	}
+	if res.Text == "" && res.Structured != nil {
+		b, _ := json.Marshal(res.Structured)
+		res.Text = string(b)
+	}
+	return res, nil
+}
+
+// Close ends the session: a builtin session's connection is closed (its
+// sandbox goes with it); a pooled one goes back unless it failed.
+func (s *Session) Close() {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.src.put(s.c, s.broken)
+}
+
+// contentText joins text content with newlines; other content kinds are
+// named in brackets, since the model cannot see them.
+func contentText(cs []mcp.Content) string {
+	var parts []string
+	for _, c := range cs {
+		switch v := c.(type) {
+		case mcp.TextContent:
+			parts = append(parts, v.Text)
+		case *mcp.TextContent:
+			parts = append(parts, v.Text)
+		case mcp.EmbeddedResource:
+			parts = append(parts, resourceText(v.Resource))
+		case *mcp.EmbeddedResource:
+			parts = append(parts, resourceText(v.Resource))
+		case mcp.ImageContent:
+			parts = append(parts, "[image "+v.MIMEType+"]")
+		case *mcp.ImageContent:
+			parts = append(parts, "[image "+v.MIMEType+"]")
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func resourceText(r mcp.ResourceContents) string {
+	switch v := r.(type) {
+	case mcp.TextResourceContents:
+		return v.Text
+	case *mcp.TextResourceContents:
+		return v.Text
+	}
+	return "[binary resource]"
+}
+
+// plainJSON converts a Go value (an in-process server may hand over
+// structs) to the plain values encoding/json decodes into.
+func plainJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// elicitor answers a connection's elicitation requests for the run using
+// it, recording each answer on the call in progress.
+type elicitor struct {
+	mu   sync.Mutex
+	mode string
+	rec  *[]string
+}
+
+func (h *elicitor) reset(mode string) {
+	h.mu.Lock()
+	h.mode, h.rec = mode, nil
+	h.mu.Unlock()
+}
+
+func (h *elicitor) begin(rec *[]string) {
+	h.mu.Lock()
+	h.rec = rec
+	h.mu.Unlock()
+}
+
+func (h *elicitor) end() {
+	h.mu.Lock()
+	h.rec = nil
+	h.mu.Unlock()
+}
+
+// Elicit implements client.ElicitationHandler.
+func (h *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	res := &mcp.ElicitationResult{}
+	switch {
+	case h.rec == nil:
+		// Not during a call of ours: nobody to ask.
+		res.Action = mcp.ElicitationResponseActionCancel
+	case h.mode == ConfirmDeny:
+		res.Action = mcp.ElicitationResponseActionDecline
+	default:
+		res.Action = mcp.ElicitationResponseActionAccept
+		if req.Params.Mode != mcp.ElicitationModeURL {
+			res.Content = Fill(req.Params.RequestedSchema)
+		}
+	}
+	if h.rec != nil {
+		*h.rec = append(*h.rec, string(res.Action))
+	}
+	return res, nil
+}
+
+// Fill builds the content an agreeable user submits for a requested form
+// schema: each property's default, else true for booleans, the first enum
+// value, "yes" for strings, 1 for numbers.
+func Fill(requested any) map[string]any {
+	m, _ := plainJSON(requested).(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	out := make(map[string]any, len(props))
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p, _ := props[k].(map[string]any)
+		if d, ok := p["default"]; ok {
+			out[k] = d
+			continue
+		}
+		if e, ok := p["enum"].([]any); ok && len(e) > 0 {
+			out[k] = e[0]
+			continue
+		}
+		switch p["type"] {
+		case "boolean":
+			out[k] = true
+		case "number", "integer":
+			out[k] = 1
+		default:
+			out[k] = "yes"
+		}
+	}
+	return out
+}

@@ -1,0 +1,613 @@
+package matchers
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Order values of an expectation.
+const (
+	OrderSequence  = "sequence"  // expected calls appear in this order; others may interleave
+	OrderUnordered = "unordered" // expected calls are assigned to actual calls by a maximum matching
+)
+
+// ExpectFields lists the fields an `expect:` mapping may have.
+var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "no_calls", "answer", "when"}
+
+// WhenSelectors lists the fields of a `when` entry that select cells.
+var WhenSelectors = []string{"model", "temperature", "tools", "confirm", "descriptions"}
+
+// WhenOverrides lists the fields of a `when` entry that override the base
+// expectation when the entry applies.
+var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "no_calls", "answer"}
+
+// ToolName is the shape of a tool name in expectations (and in a case's
+// needs): letters, digits and _ . : / -.
+var ToolName = regexp.MustCompile(`^[A-Za-z0-9_.:/-]+$`)
+
+// ConfirmModes are the values of the confirm axis.
+var ConfirmModes = []string{"auto", "approve", "deny"}
+
+// Expectation is a compiled `expect:` mapping of a case.
+type Expectation struct {
+	base rules
+	when []whenEntry
+}
+
+// rules is one complete set of expectations; `when` entries patch it.
+type rules struct {
+	calls      []callSpec
+	order      string
+	strictArgs bool
+	forbid     []string
+	maxCalls   int // -1: no limit
+	noCalls    bool
+	answer     node // nil: any answer
+}
+
+type callSpec struct {
+	tool string
+	args objLit // the args object; empty when the case names none
+}
+
+// whenEntry is one `when` override: selectors, then the fields it sets.
+type whenEntry struct {
+	models, tools, confirm, descriptions []string
+	temperatures                         []number
+	set                                  map[string]bool // override fields present
+	patch                                rules
+}
+
+func (w *whenEntry) applies(c Cell) bool {
+	if w.models != nil && !containsStr(w.models, c.Model) {
+		return false
+	}
+	if w.tools != nil && !containsStr(w.tools, c.Tools) {
+		return false
+	}
+	if w.confirm != nil && !containsStr(w.confirm, c.Confirm) {
+		return false
+	}
+	if w.descriptions != nil && !containsStr(w.descriptions, c.Descriptions) {
+		return false
+	}
+	if w.temperatures != nil {
+		ok := false
+		t := number{f: c.Temperature}
+		for _, x := range w.temperatures {
+			if x.equal(t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// CompileExpect compiles a case's `expect:` mapping as decoded from YAML
+// or JSON. Errors are *CompileError with paths starting at "expect".
+func CompileExpect(raw map[string]any) (*Expectation, error) {
+	p := path{"expect"}
+	if raw == nil {
+		return nil, compileErr(p, nil, "missing expectations")
+	}
+	e := &Expectation{}
+	if err := checkFields(p, raw, ExpectFields); err != nil {
+		return nil, err
+	}
+	e.base = rules{order: OrderSequence, maxCalls: -1}
+	if _, err := compileRules(p, raw, &e.base, nil); err != nil {
+		return nil, err
+	}
+	if w, ok := raw["when"]; ok {
+		list, ok := w.([]any)
+		if !ok {
+			return nil, compileErr(p.key("when"), nil, "want a list of overrides, got %s", kind(w))
+		}
+		for i, item := range list {
+			ip := p.key("when").idx(i)
+			m, ok := asMap(item)
+			if !ok {
+				return nil, compileErr(ip, nil, "want an object, got %s", kind(item))
+			}
+			we, err := compileWhen(ip, m)
+			if err != nil {
+				return nil, err
+			}
+			e.when = append(e.when, we)
+		}
+	}
+	if len(e.base.calls) > 0 && e.base.noCalls {
+		return nil, compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls")
+	}
+	return e, nil
+}
+
+func checkFields(p path, m map[string]any, allowed []string) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !containsStr(allowed, k) {
+			msg := fmt.Sprintf("unknown field %q", k)
+			if s := Suggest(k, allowed); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return compileErr(p.key(k), nil, "%s", msg)
+		}
+	}
+	return nil
+}
+
+// compileRules reads the rule fields present in m into r and reports
+// which it set.
+func compileRules(p path, m map[string]any, r *rules, set map[string]bool) (map[string]bool, error) {
+	mark := func(k string) {
+		if set != nil {
+			set[k] = true
+		}
+	}
+	if v, ok := m["calls"]; ok {
+		list, ok := v.([]any)
+		if !ok {
+			return nil, compileErr(p.key("calls"), nil, "want a list of calls, got %s", kind(v))
+		}
+		r.calls = make([]callSpec, 0, len(list))
+		for i, c := range list {
+			cs, err := compileCall(p.key("calls").idx(i), c)
+			if err != nil {
+				return nil, err
+			}
+			r.calls = append(r.calls, cs)
+		}
+		mark("calls")
+	}
+	if v, ok := m["order"]; ok {
+		s, _ := v.(string)
+		if s != OrderSequence && s != OrderUnordered {
+			return nil, compileErr(p.key("order"), nil, "want %q or %q, got %s", OrderSequence, OrderUnordered, show(v))
+		}
+		r.order = s
+		mark("order")
+	}
+	if v, ok := m["strict_args"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return nil, compileErr(p.key("strict_args"), nil, "want true or false, got %s", show(v))
+		}
+		r.strictArgs = b
+		mark("strict_args")
+	}
+	if v, ok := m["no_calls"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return nil, compileErr(p.key("no_calls"), nil, "want true or false, got %s", show(v))
+		}
+		r.noCalls = b
+		mark("no_calls")
+	}
+	if v, ok := m["forbid"]; ok {
+		list, err := stringList(p.key("forbid"), v, "tool names", ToolName)
+		if err != nil {
+			return nil, err
+		}
+		r.forbid = list
+		mark("forbid")
+	}
+	if v, ok := m["max_calls"]; ok {
+		n, ok := toNumber(v)
+		if !ok || n.big != nil || n.f != float64(int(n.f)) || n.f < 0 {
+			return nil, compileErr(p.key("max_calls"), nil, "want a whole number >= 0, got %s", show(v))
+		}
+		r.maxCalls = int(n.f)
+		mark("max_calls")
+	}
+	if v, ok := m["answer"]; ok {
+		n, err := compile(p.key("answer"), v)
+		if err != nil {
+			return nil, err
+		}
+		r.answer = n
+		mark("answer")
+	}
+	return set, nil
+}
+
+var nonEmpty = regexp.MustCompile(`(?s).`)
+
+func stringList(p path, v any, what string, re *regexp.Regexp) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, compileErr(p, nil, "want a list of %s, got %s", what, kind(v))
+	}
+	out := make([]string, len(list))
+	for i, x := range list {
+		s, ok := x.(string)
+		if !ok || !re.MatchString(s) {
+			return nil, compileErr(p.idx(i), nil, "want %s, got %s", what, show(x))
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func compileCall(p path, v any) (callSpec, error) {
+	m, ok := asMap(v)
+	if !ok {
+		return callSpec{}, compileErr(p, nil, "want {tool: NAME, args: {…}}, got %s", kind(v))
+	}
+	if err := checkFields(p, m, []string{"tool", "args"}); err != nil {
+		return callSpec{}, err
+	}
+	t, ok := m["tool"]
+	if !ok {
+		return callSpec{}, compileErr(p, nil, "missing field \"tool\"")
+	}
+	tool, ok := t.(string)
+	if !ok || !ToolName.MatchString(tool) {
+		return callSpec{}, compileErr(p.key("tool"), nil, "want a tool name, got %s", show(t))
+	}
+	cs := callSpec{tool: tool, args: objLit{vals: map[string]node{}}}
+	if a, ok := m["args"]; ok {
+		am, ok := asMap(a)
+		if !ok {
+			return callSpec{}, compileErr(p.key("args"), nil, "want an object of argument matchers, got %s", kind(a))
+		}
+		for k := range am {
+			if strings.HasPrefix(k, "$") {
+				return callSpec{}, compileErr(p.key("args"), p.key("args").key(k), "args must be an object of argument names, not a matcher (%q)", k)
+			}
+		}
+		n, err := compileObject(p.key("args"), am)
+		if err != nil {
+			return callSpec{}, err
+		}
+		cs.args = n.(objLit)
+	}
+	return cs, nil
+}
+
+func compileWhen(p path, m map[string]any) (whenEntry, error) {
+	allowed := append(append([]string{}, WhenSelectors...), WhenOverrides...)
+	if err := checkFields(p, m, allowed); err != nil {
+		return whenEntry{}, err
+	}
+	var w whenEntry
+	sel := 0
+	strs := func(k string) ([]string, error) {
+		v, ok := m[k]
+		if !ok {
+			return nil, nil
+		}
+		sel++
+		if s, ok := v.(string); ok && s != "" {
+			return []string{s}, nil
+		}
+		l, err := stringList(p.key(k), v, "values", nonEmpty)
+		if err != nil {
+			return nil, compileErr(p.key(k), nil, "want a string or a list of strings, got %s", show(v))
+		}
+		if len(l) == 0 {
+			return nil, compileErr(p.key(k), nil, "want at least one value")
+		}
+		return l, nil
+	}
+	var err error
+	if w.models, err = strs("model"); err != nil {
+		return w, err
+	}
+	if w.tools, err = strs("tools"); err != nil {
+		return w, err
+	}
+	if w.confirm, err = strs("confirm"); err != nil {
+		return w, err
+	}
+	for _, c := range w.confirm {
+		if !containsStr(ConfirmModes, c) {
+			return w, compileErr(p.key("confirm"), nil, "want one of %s, got %q", strings.Join(ConfirmModes, ", "), c)
+		}
+	}
+	if w.descriptions, err = strs("descriptions"); err != nil {
+		return w, err
+	}
+	if v, ok := m["temperature"]; ok {
+		sel++
+		vals := []any{v}
+		if l, ok := v.([]any); ok {
+			vals = l
+		}
+		if len(vals) == 0 {
+			return w, compileErr(p.key("temperature"), nil, "want at least one value")
+		}
+		for _, x := range vals {
+			n, ok := toNumber(x)
+			if !ok {
+				return w, compileErr(p.key("temperature"), nil, "want a number or a list of numbers, got %s", show(v))
+			}
+			w.temperatures = append(w.temperatures, n)
+		}
+	}
+	if sel == 0 {
+		return w, compileErr(p, nil, "a when entry needs at least one selector (%s)", strings.Join(WhenSelectors, ", "))
+	}
+	w.set = map[string]bool{}
+	if _, err := compileRules(p, m, &w.patch, w.set); err != nil {
+		return w, err
+	}
+	if len(w.set) == 0 {
+		return w, compileErr(p, nil, "a when entry needs at least one override (%s)", strings.Join(WhenOverrides, ", "))
+	}
+	return w, nil
+}
+
+// effective returns the rules for cell c: the base with every applicable
+// when entry applied in order.
+func (e *Expectation) effective(c Cell) rules {
+	r := e.base
+	for i := range e.when {
+		w := &e.when[i]
+		if !w.applies(c) {
+			continue
+		}
+		for k := range w.set {
+			switch k {
+			case "calls":
+				r.calls = w.patch.calls
+			case "order":
+				r.order = w.patch.order
+			case "strict_args":
+				r.strictArgs = w.patch.strictArgs
+			case "forbid":
+				r.forbid = w.patch.forbid
+			case "max_calls":
+				r.maxCalls = w.patch.maxCalls
+			case "no_calls":
+				r.noCalls = w.patch.noCalls
+			case "answer":
+				r.answer = w.patch.answer
+			}
+		}
+	}
+	return r
+}
+
+// Tools returns the tool names of the expected calls in the base
+// expectation and in every when override, deduplicated, in first-seen
+// order. Loaders check them against a case's needs.
+func (e *Expectation) Tools() []ToolRef {
+	var out []ToolRef
+	for i, c := range e.base.calls {
+		out = append(out, ToolRef{Tool: c.tool, Path: path{"expect", "calls", i, "tool"}.String(), Elems: []any{"expect", "calls", i, "tool"}})
+	}
+	for wi, w := range e.when {
+		if !w.set["calls"] {
+			continue
+		}
+		for i, c := range w.patch.calls {
+			el := []any{"expect", "when", wi, "calls", i, "tool"}
+			out = append(out, ToolRef{Tool: c.tool, Path: path(el).String(), Elems: el})
+		}
+	}
+	return out
+}
+
+// ToolRef is one tool named by an expected call, and where.
+type ToolRef struct {
+	Tool  string
+	Path  string // e.g. expect.calls[1].tool
+	Elems []any  // the same path as keys and indices
+}
+
+// Score judges trace t for a run in cell c: the base expectation with
+// every `when` entry that selects c applied in order.
+func (e *Expectation) Score(t Trace, c Cell) Verdict {
+	return score(e.effective(c), t)
+}
+
+// ScoreBase judges t against the base expectation alone, ignoring every
+// `when` entry. validate uses it for a case's golden trajectory.
+func (e *Expectation) ScoreBase(t Trace) Verdict {
+	return score(e.base, t)
+}
+
+func score(r rules, t Trace) Verdict {
+	var reasons []Reason
+	add := func(code, format string, args ...any) {
+		reasons = append(reasons, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
+	}
+	// usable[i] says whether actual call i can satisfy an expected call.
+	usable := make([]bool, len(t.Calls))
+	for i, c := range t.Calls {
+		switch {
+		case c.NotOffered:
+			add(ReasonMalformedCall, "calls[%d]: tool %q was not offered", i, c.Tool)
+		case c.Malformed:
+			add(ReasonMalformedCall, "calls[%d]: arguments to %q are not a JSON object", i, c.Tool)
+		default:
+			usable[i] = true
+		}
+		if containsStr(r.forbid, c.Tool) {
+			note := ""
+			if c.Denied {
+				note = " (denied by the user, still attempted)"
+			}
+			add(ReasonForbiddenCall, "calls[%d]: forbidden tool %q was called%s", i, c.Tool, note)
+		}
+	}
+	if r.noCalls && len(t.Calls) > 0 {
+		add(ReasonUnexpectedCall, "calls: want no tool calls, got %d (first: %s)", len(t.Calls), t.Calls[0].Tool)
+	}
+	if r.maxCalls >= 0 && len(t.Calls) > r.maxCalls {
+		add(ReasonTooManyCalls, "calls: want at most %d calls, got %d", r.maxCalls, len(t.Calls))
+	}
+	cx := &mctx{strict: r.strictArgs}
+	if len(r.calls) > 0 {
+		if r.order == OrderUnordered {
+			reasons = append(reasons, matchUnordered(cx, r.calls, t.Calls, usable)...)
+		} else {
+			reasons = append(reasons, matchSequence(cx, r.calls, t.Calls, usable)...)
+		}
+	}
+	if r.answer != nil {
+		if m := r.answer.match(cx, t.Answer, true); m != nil {
+			add(ReasonAnswerMismatch, "answer%s: %s", m.rel, m.msg)
+		}
+	}
+	return Verdict{Pass: len(reasons) == 0, Reasons: reasons}
+}
+
+// callMatches reports whether actual call a satisfies expected call s.
+func callMatches(cx *mctx, s *callSpec, a *Call) bool {
+	if a.Tool != s.tool {
+		return false
+	}
+	args := a.Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	return s.args.match(cx, args, true) == nil
+}
+
+// matchSequence finds the expected calls as a subsequence of the actual
+// calls. Taking, for each expected call, the earliest matching actual call
+// after the previous one is optimal for subsequence matching.
+func matchSequence(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reason {
+	var reasons []Reason
+	pos := 0
+	for k := range exp {
+		s := &exp[k]
+		found := -1
+		for i := pos; i < len(act); i++ {
+			if usable[i] && callMatches(cx, s, &act[i]) {
+				found = i
+				break
+			}
+		}
+		if found >= 0 {
+			pos = found + 1
+			continue
+		}
+		// Explain: out of order, wrong arguments, or never called.
+		earlier := -1
+		for i := 0; i < pos && i < len(act); i++ {
+			if usable[i] && callMatches(cx, s, &act[i]) {
+				earlier = i
+				break
+			}
+		}
+		switch {
+		case earlier >= 0:
+			reasons = append(reasons, Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
+				"expect.calls[%d] (%s): out of order: only calls[%d] matches, before the call matched by expect.calls[%d]", k, s.tool, earlier, k-1)})
+		default:
+			reasons = append(reasons, explainUnmatched(cx, k, s, act, usable, nil))
+		}
+	}
+	return reasons
+}
+
+// matchUnordered assigns expected calls to distinct actual calls with a
+// maximum bipartite matching (augmenting paths), so that an actual call
+// that could satisfy several expected calls is given to the one that
+// needs it.
+func matchUnordered(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reason {
+	adj := make([][]int, len(exp))
+	for k := range exp {
+		for i := range act {
+			if usable[i] && callMatches(cx, &exp[k], &act[i]) {
+				adj[k] = append(adj[k], i)
+			}
+		}
+	}
+	owner := make([]int, len(act)) // actual -> expected, -1 free
+	for i := range owner {
+		owner[i] = -1
+	}
+	var try func(k int, seen []bool) bool
+	try = func(k int, seen []bool) bool {
+		for _, i := range adj[k] {
+			if seen[i] {
+				continue
+			}
+			seen[i] = true
+			if owner[i] < 0 || try(owner[i], seen) {
+				owner[i] = k
+				return true
+			}
+		}
+		return false
+	}
+	matched := make([]bool, len(exp))
+	for k := range exp {
+		if try(k, make([]bool, len(act))) {
+			matched[k] = true
+		}
+	}
+	var reasons []Reason
+	for k := range exp {
+		if !matched[k] {
+			reasons = append(reasons, explainUnmatched(cx, k, &exp[k], act, usable, owner))
+		}
+	}
+	return reasons
+}
+
+// explainUnmatched says why expected call k found no actual call: no call
+// to its tool (missing_call), every fitting call already taken by another
+// expected call (missing_call), or the closest call's arguments (wrong_args).
+func explainUnmatched(cx *mctx, k int, s *callSpec, act []Call, usable []bool, owner []int) Reason {
+	best, bestN, same := -1, 1<<30, 0
+	for i := range act {
+		if !usable[i] || act[i].Tool != s.tool {
+			continue
+		}
+		same++
+		if owner != nil && owner[i] >= 0 && callMatches(cx, s, &act[i]) {
+			return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
+				"expect.calls[%d] (%s): no call left: calls[%d] matches but is assigned to expect.calls[%d]", k, s.tool, i, owner[i])}
+		}
+		args, _ := asMap(act[i].Args)
+		if args == nil {
+			args = map[string]any{}
+		}
+		if n := s.args.failures(cx, args); n < bestN {
+			best, bestN = i, n
+		}
+	}
+	if best < 0 {
+		return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf("expect.calls[%d] (%s): %s was never called", k, s.tool, s.tool)}
+	}
+	args := act[best].Args
+	if args == nil {
+		args = map[string]any{}
+	}
+	m := s.args.match(cx, args, true)
+	detail := "calls[" + strconv.Itoa(best) + "].args"
+	if m != nil {
+		detail += m.rel + ": " + m.msg
+	} else {
+		detail += ": matches, but the call is out of order"
+	}
+	note := ""
+	if same > 1 {
+		note = fmt.Sprintf(", closest of %d %s calls", same, s.tool)
+	}
+	return Reason{Code: ReasonWrongArgs, Detail: fmt.Sprintf("%s (expect.calls[%d]%s)", detail, k, note)}
+}

@@ -1,0 +1,924 @@
+package matchers
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Matcher is a compiled expectation for one JSON value.
+//
+// Match reports whether v matches; present is false when the value is an
+// absent object key (v is then ignored), which is different from a present
+// null (v == nil, present == true). When ok is false, why explains the
+// first mismatch found. It begins with the path of the offending node
+// relative to v (`sql: want …`, `[2].city: want …`) or with no path when v
+// itself mismatched (`want …`). Use [Explain] to put a prefix in front,
+// e.g. Explain("calls[0].args", why) gives `calls[0].args.sql: want …`.
+type Matcher interface {
+	Match(v any, present bool) (ok bool, why string)
+}
+
+// Explain joins a path prefix and an explanation returned by Match.
+func Explain(prefix, why string) string {
+	rel, msg := splitWhy(why)
+	p := prefix + rel
+	if p == "" {
+		return msg
+	}
+	if strings.HasPrefix(p, ".") {
+		p = p[1:]
+	}
+	return p + ": " + msg
+}
+
+// Operators lists the matcher operators, in the order documented.
+var Operators = []string{"$any", "$contains", "$one_of", "$absent_or", "$regex", "$not", "$approx"}
+
+// CompileError is a matcher or expectation that cannot be compiled.
+type CompileError struct {
+	// Path names the offending node for a person, e.g.
+	// `expect.calls[0].args.lang`.
+	Path string
+	// Elems is the location of the node the error is about, as object keys
+	// (string) and list indices (int) from the root of the compiled value.
+	// It may go one step deeper than Path, e.g. to the key "$contians" of
+	// an unknown operator, so that a loader can point at that key.
+	Elems []any
+	Msg   string
+}
+
+func (e *CompileError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// path is a location inside a value, kept as elements so that it can be
+// both printed and resolved to a source position.
+type path []any
+
+func (p path) key(k string) path { return append(p[:len(p):len(p)], k) }
+func (p path) idx(i int) path    { return append(p[:len(p):len(p)], i) }
+
+func (p path) String() string {
+	var b strings.Builder
+	for _, e := range p {
+		switch e := e.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", e)
+		case string:
+			if isIdent(e) {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(e)
+			} else {
+				fmt.Fprintf(&b, "[%q]", e)
+			}
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '$' || r == '-' && i > 0:
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// relKey and relIdx render one relative step of an explanation path.
+func relKey(k string) string {
+	if isIdent(k) {
+		return "." + k
+	}
+	return fmt.Sprintf("[%q]", k)
+}
+
+func relIdx(i int) string { return "[" + strconv.Itoa(i) + "]" }
+
+// mismatch is an internal explanation: a relative path ("", ".sql",
+// "[2].city") and a message.
+type mismatch struct {
+	rel string
+	msg string
+}
+
+func (m *mismatch) String() string {
+	if m.rel == "" {
+		return m.msg
+	}
+	return strings.TrimPrefix(m.rel, ".") + ": " + m.msg
+}
+
+// splitWhy parses what mismatch.String produced back into a relative
+// path and a message. Explanations produced by this package always start
+// with a path that contains no ": ", so the first ": " that follows a
+// path-shaped prefix separates the two.
+func splitWhy(why string) (rel, msg string) {
+	if strings.HasPrefix(why, "want ") || strings.HasPrefix(why, "got ") {
+		return "", why
+	}
+	i := pathPrefixLen(why)
+	if i > 0 && strings.HasPrefix(why[i:], ": ") {
+		r := why[:i]
+		if !strings.HasPrefix(r, "[") {
+			r = "." + r
+		}
+		return r, why[i+2:]
+	}
+	return "", why
+}
+
+// pathPrefixLen returns the length of the longest prefix of s that is
+// shaped like a rendered path (identifiers, [n] and ["quoted"] steps).
+func pathPrefixLen(s string) int {
+	i := 0
+	for i < len(s) {
+		switch {
+		case s[i] == '[':
+			if i+1 < len(s) && s[i+1] == '"' {
+				q, err := strconv.QuotedPrefix(s[i+1:])
+				if err != nil || i+1+len(q) >= len(s) || s[i+1+len(q)] != ']' {
+					return i
+				}
+				i += len(q) + 2
+				continue
+			}
+			j := strings.IndexByte(s[i:], ']')
+			if j < 2 {
+				return i
+			}
+			if _, err := strconv.Atoi(s[i+1 : i+j]); err != nil {
+				return i
+			}
+			i += j + 1
+		case s[i] == '.' && i > 0:
+			i++
+		default:
+			j := i
+			for j < len(s) {
+				c := s[j]
+				if c == '_' || c == '$' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+					j++
+					continue
+				}
+				break
+			}
+			if j == i {
+				return i
+			}
+			i = j
+		}
+	}
+	return i
+}
+
+// node is the internal form of every compiled matcher.
+type node interface {
+	match(cx *mctx, v any, present bool) *mismatch
+	// describe renders the expectation for messages ("string containing \"x\"").
+	describe() string
+}
+
+// mctx carries options that apply to a whole match.
+type mctx struct {
+	strict bool // literal objects reject keys they do not name
+}
+
+// compiled wraps a node as a public Matcher.
+type compiled struct {
+	n node
+}
+
+func (c compiled) Match(v any, present bool) (bool, string) {
+	m := c.n.match(&mctx{}, v, present)
+	if m == nil {
+		return true, ""
+	}
+	return false, m.String()
+}
+
+// MatchStrict is Match with strict_args semantics: every literal object
+// inside the matcher rejects keys it does not name.
+func MatchStrict(m Matcher, v any, present bool) (bool, string) {
+	c, ok := m.(compiled)
+	if !ok {
+		return m.Match(v, present)
+	}
+	mm := c.n.match(&mctx{strict: true}, v, present)
+	if mm == nil {
+		return true, ""
+	}
+	return false, mm.String()
+}
+
+// Compile compiles spec, a value as decoded from YAML or JSON (maps with
+// string keys, lists, strings, numbers, booleans, nil), into a Matcher.
+// An object whose keys start with "$" is an operator and must have exactly
+// one key; an unknown operator is an error with a suggestion, never a
+// literal. Errors are *CompileError with the path of the offending node.
+func Compile(spec any) (Matcher, error) {
+	n, err := compile(nil, spec)
+	if err != nil {
+		return nil, err
+	}
+	return compiled{n}, nil
+}
+
+func compileErr(p path, at path, format string, args ...any) error {
+	if at == nil {
+		at = p
+	}
+	return &CompileError{Path: p.String(), Elems: at, Msg: fmt.Sprintf(format, args...)}
+}
+
+func compile(p path, spec any) (node, error) {
+	switch s := spec.(type) {
+	case nil:
+		return nullLit{}, nil
+	case bool:
+		return boolLit(s), nil
+	case string:
+		return strLit(s), nil
+	case []any:
+		l := listLit{elems: make([]node, len(s))}
+		for i, e := range s {
+			n, err := compile(p.idx(i), e)
+			if err != nil {
+				return nil, err
+			}
+			l.elems[i] = n
+		}
+		return l, nil
+	case map[string]any:
+		return compileObject(p, s)
+	case map[any]any:
+		m := make(map[string]any, len(s))
+		for k, v := range s {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, compileErr(p, nil, "object key %v is not a string", k)
+			}
+			m[ks] = v
+		}
+		return compileObject(p, m)
+	}
+	if n, ok := toNumber(spec); ok {
+		return numLit{n}, nil
+	}
+	return nil, compileErr(p, nil, "unsupported value of type %T", spec)
+}
+
+func compileObject(p path, s map[string]any) (node, error) {
+	var ops []string
+	for k := range s {
+		if strings.HasPrefix(k, "$") {
+			ops = append(ops, k)
+		}
+	}
+	if len(ops) == 0 {
+		o := objLit{keys: make([]string, 0, len(s)), vals: make(map[string]node, len(s))}
+		for k := range s {
+			o.keys = append(o.keys, k)
+		}
+		sort.Strings(o.keys)
+		for _, k := range o.keys {
+			n, err := compile(p.key(k), s[k])
+			if err != nil {
+				return nil, err
+			}
+			o.vals[k] = n
+		}
+		return o, nil
+	}
+	sort.Strings(ops)
+	for _, op := range ops {
+		if !isOperator(op) {
+			msg := fmt.Sprintf("unknown matcher %q", op)
+			if sug := suggest(op); sug != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug)
+			} else {
+				msg += " (known: " + strings.Join(Operators, ", ") + ")"
+			}
+			return nil, compileErr(p, p.key(op), "%s", msg)
+		}
+	}
+	if len(s) != 1 {
+		keys := make([]string, 0, len(s))
+		for k := range s {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return nil, compileErr(p, nil, "a matcher object has exactly one $ key, got %s", strings.Join(keys, ", "))
+	}
+	op := ops[0]
+	arg := s[op]
+	ap := p.key(op)
+	switch op {
+	case "$any":
+		if b, ok := arg.(bool); !ok || !b {
+			return nil, compileErr(p, ap, "$any takes true, got %s", show(arg))
+		}
+		return anyM{}, nil
+	case "$contains":
+		n, err := compile(ap, arg)
+		if err != nil {
+			return nil, err
+		}
+		c := containsM{elem: n}
+		if str, ok := arg.(string); ok {
+			c.sub, c.isSub = str, true
+		}
+		return c, nil
+	case "$one_of":
+		alts, ok := arg.([]any)
+		if !ok || len(alts) == 0 {
+			return nil, compileErr(p, ap, "$one_of takes a non-empty list of alternatives, got %s", show(arg))
+		}
+		o := oneOfM{alts: make([]node, len(alts))}
+		for i, a := range alts {
+			n, err := compile(ap.idx(i), a)
+			if err != nil {
+				return nil, err
+			}
+			o.alts[i] = n
+		}
+		return o, nil
+	case "$absent_or":
+		n, err := compile(ap, arg)
+		if err != nil {
+			return nil, err
+		}
+		return absentOrM{n}, nil
+	case "$regex":
+		str, ok := arg.(string)
+		if !ok {
+			return nil, compileErr(p, ap, "$regex takes a string, got %s", show(arg))
+		}
+		re, err := regexp.Compile(str)
+		if err != nil {
+			return nil, compileErr(p, ap, "$regex: %v", err)
+		}
+		return regexM{re}, nil
+	case "$not":
+		n, err := compile(ap, arg)
+		if err != nil {
+			return nil, err
+		}
+		return notM{n}, nil
+	case "$approx":
+		return compileApprox(p, ap, arg)
+	}
+	panic("unreachable: operator " + op)
+}
+
+func compileApprox(p, ap path, arg any) (node, error) {
+	m, ok := asMap(arg)
+	if !ok {
+		return nil, compileErr(p, ap, "$approx takes {value: V, tol: T}, got %s", show(arg))
+	}
+	for k := range m {
+		if k != "value" && k != "tol" {
+			return nil, compileErr(p, ap.key(k), "$approx: unknown field %q (want value and tol)", k)
+		}
+	}
+	vv, ok := m["value"]
+	if !ok {
+		return nil, compileErr(p, ap, "$approx: missing value")
+	}
+	val, ok := toNumber(vv)
+	if !ok {
+		return nil, compileErr(p, ap.key("value"), "$approx: value must be a number, got %s", show(vv))
+	}
+	tv, ok := m["tol"]
+	if !ok {
+		return nil, compileErr(p, ap, "$approx: missing tol")
+	}
+	tol, ok := toNumber(tv)
+	if !ok || tol.f < 0 || math.IsNaN(tol.f) {
+		return nil, compileErr(p, ap.key("tol"), "$approx: tol must be a number >= 0, got %s", show(tv))
+	}
+	return approxM{val: val.f, tol: tol.f}, nil
+}
+
+func asMap(v any) (map[string]any, bool) {
+	switch m := v.(type) {
+	case map[string]any:
+		return m, true
+	case map[any]any:
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, false
+			}
+			out[ks] = v
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func isOperator(op string) bool {
+	for _, o := range Operators {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// suggest returns the known operator closest to op, if it is close enough
+// to be a plausible typo.
+func suggest(op string) string {
+	best, bestD := "", 1<<30
+	for _, o := range Operators {
+		d := levenshtein(strings.ToLower(op), o)
+		if d < bestD {
+			best, bestD = o, d
+		}
+	}
+	if bestD <= 1+utf8.RuneCountInString(best)/3 {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// Suggest returns the closest string in known to s when it is close enough
+// to be a plausible typo, or "". Loaders use it for unknown field names.
+func Suggest(s string, known []string) string {
+	best, bestD := "", 1<<30
+	for _, o := range known {
+		d := levenshtein(strings.ToLower(s), strings.ToLower(o))
+		if d < bestD {
+			best, bestD = o, d
+		}
+	}
+	if best != "" && bestD <= 1+utf8.RuneCountInString(best)/3 {
+		return best
+	}
+	return ""
+}
+
+// number is a numeric value kept exactly when it is an integer that does
+// not fit a float64 exactly.
+type number struct {
+	f   float64
+	big *big.Int // non-nil only for integers outside ±2^53
+}
+
+const maxExact = 1 << 53
+
+func toNumber(v any) (number, bool) {
+	switch n := v.(type) {
+	case float64:
+		return number{f: n}, true
+	case float32:
+		return number{f: float64(n)}, true
+	case int:
+		return intNumber(int64(n)), true
+	case int8:
+		return intNumber(int64(n)), true
+	case int16:
+		return intNumber(int64(n)), true
+	case int32:
+		return intNumber(int64(n)), true
+	case int64:
+		return intNumber(n), true
+	case uint:
+		return uintNumber(uint64(n)), true
+	case uint8:
+		return uintNumber(uint64(n)), true
+	case uint16:
+		return uintNumber(uint64(n)), true
+	case uint32:
+		return uintNumber(uint64(n)), true
+	case uint64:
+		return uintNumber(n), true
+	case json.Number:
+		if i, ok := new(big.Int).SetString(string(n), 10); ok {
+			if i.IsInt64() {
+				return intNumber(i.Int64()), true
+			}
+			f, _ := new(big.Float).SetInt(i).Float64()
+			return number{f: f, big: i}, true
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return number{}, false
+		}
+		return number{f: f}, true
+	}
+	return number{}, false
+}
+
+func intNumber(i int64) number {
+	if i > -maxExact && i < maxExact {
+		return number{f: float64(i)}
+	}
+	return number{f: float64(i), big: big.NewInt(i)}
+}
+
+func uintNumber(u uint64) number {
+	if u < maxExact {
+		return number{f: float64(u)}
+	}
+	return number{f: float64(u), big: new(big.Int).SetUint64(u)}
+}
+
+// equal compares two numbers by value: 5 equals 5.0, and integers beyond
+// float64 precision compare exactly.
+func (a number) equal(b number) bool {
+	if a.big == nil && b.big == nil {
+		return a.f == b.f
+	}
+	ra, ok1 := a.rat()
+	rb, ok2 := b.rat()
+	if !ok1 || !ok2 {
+		return false
+	}
+	return ra.Cmp(rb) == 0
+}
+
+func (a number) rat() (*big.Rat, bool) {
+	if a.big != nil {
+		return new(big.Rat).SetInt(a.big), true
+	}
+	if math.IsInf(a.f, 0) || math.IsNaN(a.f) {
+		return nil, false
+	}
+	return new(big.Rat).SetFloat64(a.f), true
+}
+
+func (a number) String() string {
+	if a.big != nil {
+		return a.big.String()
+	}
+	return strconv.FormatFloat(a.f, 'g', -1, 64)
+}
+
+// show renders a JSON value briefly for messages.
+func show(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return strconv.Quote(truncate(x, 80))
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	if n, ok := toNumber(v); ok {
+		return n.String()
+	}
+	b, err := json.Marshal(normalizeForJSON(v))
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return truncate(string(b), 120)
+}
+
+func normalizeForJSON(v any) any {
+	switch x := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = normalizeForJSON(e)
+		}
+		return m
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = normalizeForJSON(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = normalizeForJSON(e)
+		}
+		return l
+	}
+	return v
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// kind names the JSON type of v for messages.
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "list"
+	case map[string]any, map[any]any:
+		return "object"
+	}
+	if _, ok := toNumber(v); ok {
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func got(v any, present bool) string {
+	if !present {
+		return "absent"
+	}
+	return show(v)
+}
+
+func miss(want string, v any, present bool) *mismatch {
+	return &mismatch{msg: "want " + want + ", got " + got(v, present)}
+}
+
+// ---- literal matchers ----
+
+type nullLit struct{}
+
+func (nullLit) describe() string { return "null" }
+func (n nullLit) match(_ *mctx, v any, present bool) *mismatch {
+	if present && v == nil {
+		return nil
+	}
+	return miss("null", v, present)
+}
+
+type boolLit bool
+
+func (b boolLit) describe() string { return strconv.FormatBool(bool(b)) }
+func (b boolLit) match(_ *mctx, v any, present bool) *mismatch {
+	if x, ok := v.(bool); present && ok && x == bool(b) {
+		return nil
+	}
+	return miss(b.describe(), v, present)
+}
+
+type strLit string
+
+func (s strLit) describe() string { return strconv.Quote(string(s)) }
+func (s strLit) match(_ *mctx, v any, present bool) *mismatch {
+	if x, ok := v.(string); present && ok && x == string(s) {
+		return nil
+	}
+	return miss(s.describe(), v, present)
+}
+
+type numLit struct{ n number }
+
+func (n numLit) describe() string { return n.n.String() }
+func (n numLit) match(_ *mctx, v any, present bool) *mismatch {
+	if present {
+		if x, ok := toNumber(v); ok && x.equal(n.n) {
+			return nil
+		}
+	}
+	return miss(n.describe(), v, present)
+}
+
+type listLit struct{ elems []node }
+
+func (l listLit) describe() string {
+	parts := make([]string, len(l.elems))
+	for i, e := range l.elems {
+		parts[i] = e.describe()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func (l listLit) match(cx *mctx, v any, present bool) *mismatch {
+	x, ok := v.([]any)
+	if !present || !ok {
+		return miss(fmt.Sprintf("list of %d", len(l.elems)), v, present)
+	}
+	if len(x) != len(l.elems) {
+		return &mismatch{msg: fmt.Sprintf("want list of %d, got list of %d: %s", len(l.elems), len(x), show(v))}
+	}
+	for i, e := range l.elems {
+		if m := e.match(cx, x[i], true); m != nil {
+			return &mismatch{rel: relIdx(i) + m.rel, msg: m.msg}
+		}
+	}
+	return nil
+}
+
+type objLit struct {
+	keys []string // sorted, for deterministic explanations
+	vals map[string]node
+}
+
+func (o objLit) describe() string {
+	parts := make([]string, len(o.keys))
+	for i, k := range o.keys {
+		parts[i] = k + ": " + o.vals[k].describe()
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func (o objLit) match(cx *mctx, v any, present bool) *mismatch {
+	x, ok := asMap(v)
+	if !present || !ok {
+		return miss("object", v, present)
+	}
+	for _, k := range o.keys {
+		e, has := x[k]
+		if m := o.vals[k].match(cx, e, has); m != nil {
+			return &mismatch{rel: relKey(k) + m.rel, msg: m.msg}
+		}
+	}
+	if cx.strict {
+		if extra := o.extra(x); len(extra) > 0 {
+			return &mismatch{rel: relKey(extra[0]), msg: "unexpected argument (strict_args), got " + show(x[extra[0]])}
+		}
+	}
+	return nil
+}
+
+// extra returns the keys of x that o does not name, sorted.
+func (o objLit) extra(x map[string]any) []string {
+	var out []string
+	for k := range x {
+		if _, ok := o.vals[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// failures counts how many of o's keys (and, when strict, extra keys) x
+// gets wrong; it ranks candidate calls when explaining wrong arguments.
+func (o objLit) failures(cx *mctx, x map[string]any) int {
+	n := 0
+	for _, k := range o.keys {
+		e, has := x[k]
+		if o.vals[k].match(cx, e, has) != nil {
+			n++
+		}
+	}
+	if cx.strict {
+		n += len(o.extra(x))
+	}
+	return n
+}
+
+// ---- operators ----
+
+type anyM struct{}
+
+func (anyM) describe() string { return "any value" }
+func (anyM) match(_ *mctx, v any, present bool) *mismatch {
+	if present {
+		return nil
+	}
+	return &mismatch{msg: "want any value, got absent"}
+}
+
+type containsM struct {
+	sub   string
+	isSub bool
+	elem  node
+}
+
+func (c containsM) describe() string {
+	if c.isSub {
+		return "string containing " + strconv.Quote(c.sub)
+	}
+	return "list containing " + c.elem.describe()
+}
+
+func (c containsM) match(cx *mctx, v any, present bool) *mismatch {
+	if !present {
+		return miss(c.describe(), v, present)
+	}
+	switch x := v.(type) {
+	case string:
+		if c.isSub && strings.Contains(x, c.sub) {
+			return nil
+		}
+	case []any:
+		for _, e := range x {
+			if c.elem.match(cx, e, true) == nil {
+				return nil
+			}
+		}
+		if c.isSub {
+			return miss("list containing "+strconv.Quote(c.sub), v, present)
+		}
+	}
+	return miss(c.describe(), v, present)
+}
+
+type oneOfM struct{ alts []node }
+
+func (o oneOfM) describe() string {
+	parts := make([]string, len(o.alts))
+	for i, a := range o.alts {
+		parts[i] = a.describe()
+	}
+	return "one of " + strings.Join(parts, " | ")
+}
+
+func (o oneOfM) match(cx *mctx, v any, present bool) *mismatch {
+	for _, a := range o.alts {
+		if a.match(cx, v, present) == nil {
+			return nil
+		}
+	}
+	if len(o.alts) == 1 {
+		return o.alts[0].match(cx, v, present)
+	}
+	return miss(o.describe(), v, present)
+}
+
+type absentOrM struct{ m node }
+
+func (a absentOrM) describe() string { return "absent or " + a.m.describe() }
+func (a absentOrM) match(cx *mctx, v any, present bool) *mismatch {
+	if !present {
+		return nil
+	}
+	return a.m.match(cx, v, present)
+}
+
+type regexM struct{ re *regexp.Regexp }
+
+func (r regexM) describe() string { return "string matching /" + r.re.String() + "/" }
+func (r regexM) match(_ *mctx, v any, present bool) *mismatch {
+	if x, ok := v.(string); present && ok && r.re.MatchString(x) {
+		return nil
+	}
+	return miss(r.describe(), v, present)
+}
+
+type notM struct{ m node }
+
+func (n notM) describe() string { return "not " + n.m.describe() }
+func (n notM) match(cx *mctx, v any, present bool) *mismatch {
+	if n.m.match(cx, v, present) != nil {
+		return nil
+	}
+	return miss(n.describe(), v, present)
+}
+
+type approxM struct{ val, tol float64 }
+
+func (a approxM) describe() string {
+	return fmt.Sprintf("number within %s of %s", strconv.FormatFloat(a.tol, 'g', -1, 64), strconv.FormatFloat(a.val, 'g', -1, 64))
+}
+
+func (a approxM) match(_ *mctx, v any, present bool) *mismatch {
+	if present {
+		if x, ok := toNumber(v); ok && math.Abs(x.f-a.val) <= a.tol {
+			return nil
+		}
+	}
+	return miss(a.describe(), v, present)
+}

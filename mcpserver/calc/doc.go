@@ -1,0 +1,17 @@
+// Package calc evaluates arithmetic expressions for the calculate tool.
+//
+// An expression is read in three steps, none of which can run code:
+//
+//  1. Lex splits the text into numbers, operators and parentheses; any
+//     name, string, comma or other character is refused with an error
+//     that says what is not allowed.
+//  2. Parse builds an AST by recursive descent (precedence climbing), with
+//     a cap on nesting depth so deeply nested input is refused, not
+//     followed down the stack.
+//  3. Eval walks the tree in float64, refusing division by zero and any
+//     result that is not finite (overflow, NaN).
+//
+// Format renders a result for a model to read: 12 significant digits so
+// float noise disappears (84959.99999999999 prints 84960), integers
+// without a fractional part.
+package calc

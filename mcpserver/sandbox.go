@@ -1,0 +1,93 @@
+package mcpserver
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolward/toolward/mcpserver/sqlbox"
+)
+
+// Ticket is a ticket created by create_ticket in one session.
+type Ticket struct {
+	ID       string `json:"ticket_id"`
+	Title    string `json:"title"`
+	Body     string `json:"body"`
+	Priority string `json:"priority"`
+	Status   string `json:"status"`
+}
+
+// Email is a message sent by send_email in one session.
+type Email struct {
+	ID      string `json:"message_id"`
+	To      string `json:"to"`
+	Subject string `json:"subject"`
+	Body    string `json:"body"`
+}
+
+// sandbox is one session's private state. The database copy is made on
+// first use, so sessions that never touch it cost nothing.
+type sandbox struct {
+	tmpl *sqlbox.Template
+
+	mu      sync.Mutex
+	db      *sqlbox.Box
+	closed  bool
+	tickets []Ticket
+	emails  []Email
+}
+
+// database returns the session's database, creating it on first use.
+func (sb *sandbox) database() (*sqlbox.Box, error) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.db == nil {
+		db, err := sb.tmpl.Open()
+		if err != nil {
+			return nil, err
+		}
+		sb.db = db
+	}
+	return sb.db, nil
+}
+
+func (sb *sandbox) close() {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	sb.closed = true
+	if sb.db != nil {
+		sb.db.Close()
+		sb.db = nil
+	}
+}
+
+// sandbox returns the calling session's sandbox and a release function.
+// A call without a session (e.g. a stateless transport) gets a throwaway
+// sandbox that release discards.
+func (s *Server) sandbox(ctx context.Context) (*sandbox, func()) {
+	session := server.ClientSessionFromContext(ctx)
+	if session == nil || session.SessionID() == "" {
+		sb := &sandbox{tmpl: s.db}
+		return sb, sb.close
+	}
+	id := session.SessionID()
+	if v, ok := s.sandboxes.Load(id); ok {
+		return v.(*sandbox), func() {}
+	}
+	v, _ := s.sandboxes.LoadOrStore(id, &sandbox{tmpl: s.db})
+	return v.(*sandbox), func() {}
+}
+
+func (s *Server) dropSandbox(id string) {
+	if v, ok := s.sandboxes.LoadAndDelete(id); ok {
+		v.(*sandbox).close()
+	}
+}
+
+// Sessions reports how many session sandboxes are live.
+func (s *Server) Sessions() int {
+	n := 0
+	s.sandboxes.Range(func(_, _ any) bool { n++; return true })
+	return n
+}

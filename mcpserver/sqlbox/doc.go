@@ -1,0 +1,30 @@
+// Package sqlbox gives each MCP session its own throwaway copy of the
+// company database, with one guarded connection for model-written
+// queries and one privileged connection for the server's own writes.
+//
+// Steps:
+//
+//  1. NewTemplate runs a SQL script (CREATE TABLE + INSERT) once into an
+//     in-memory database and keeps its serialized pages.
+//  2. Template.Open copies those pages into a fresh shared in-memory
+//     database (the memdb VFS) with a unique name and opens two
+//     connections to it: the writer, used only by the side-effect tools'
+//     Go code, and the reader, used by Query. Both see the same data, so a
+//     query sees a salary update made in the same session.
+//  3. Query runs one model-written statement on the reader. Read-only is
+//     enforced by SQLite itself, not by parsing: the reader is opened
+//     read-only, has PRAGMA query_only=ON, no ATTACH slots, and an
+//     authorizer that allows only SELECT, column reads, functions,
+//     recursive CTEs and a few schema-introspection pragmas; every other
+//     action (INSERT, UPDATE, DELETE, CREATE, DROP, ALTER, ATTACH, DETACH,
+//     PRAGMA writes, transactions, savepoints, …) is denied at prepare
+//     time. On top of that Query accepts a single SELECT or WITH … SELECT
+//     statement (the tail after the first prepared statement must be
+//     empty), caps rows by wrapping the query as SELECT * FROM (…) LIMIT
+//     MaxRows+1, and interrupts it after Timeout.
+//
+// The driver is github.com/ncruces/go-sqlite3: SQLite compiled to
+// WebAssembly and run in pure Go (no cgo, so the binary cross-compiles
+// and the race detector works), exposing the authorizer, interrupt by
+// context, limits and the memdb VFS that this package needs.
+package sqlbox

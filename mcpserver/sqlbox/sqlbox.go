@@ -1,0 +1,420 @@
+package sqlbox
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/ext/serdes"
+	"github.com/ncruces/go-sqlite3/vfs/memdb"
+)
+
+// Limits on one query.
+const (
+	MaxRows      = 500             // rows returned; more set Result.Truncated
+	Timeout      = 2 * time.Second // wall-clock limit, enforced by interrupt
+	MaxSQLLength = 20000           // bytes of SQL accepted
+	MaxValueLen  = 100000          // largest string or blob a query may build (SQLITE_LIMIT_LENGTH)
+	MaxCellChars = 2000            // longer text values are cut in results
+)
+
+// Template holds the pristine database image that sessions copy.
+type Template struct {
+	image []byte
+}
+
+// NewTemplate runs script into an empty database and keeps the result.
+func NewTemplate(script string) (*Template, error) {
+	c, err := sqlite3.Open(":memory:")
+	if err != nil {
+		return nil, fmt.Errorf("sqlbox: opening template database: %w", err)
+	}
+	defer c.Close()
+	if err := c.Exec(script); err != nil {
+		return nil, fmt.Errorf("sqlbox: running database script: %w", err)
+	}
+	image, err := serdes.Serialize(c, "main")
+	if err != nil {
+		return nil, fmt.Errorf("sqlbox: serializing template: %w", err)
+	}
+	return &Template{image: image}, nil
+}
+
+var boxSeq atomic.Int64
+
+// Box is one session's database. Its methods are safe for concurrent
+// use; they are serialized.
+type Box struct {
+	mu     sync.Mutex
+	name   string
+	writer *sqlite3.Conn
+	reader *sqlite3.Conn
+	closed bool
+}
+
+// Open creates a private copy of the template database.
+func (t *Template) Open() (*Box, error) {
+	name := fmt.Sprintf("toolward-session-%d", boxSeq.Add(1))
+	memdb.Create(name, append([]byte(nil), t.image...))
+	uri := "file:/" + name + "?vfs=memdb"
+	b := &Box{name: name}
+	var err error
+	if b.writer, err = sqlite3.Open(uri); err != nil {
+		memdb.Delete(name)
+		return nil, fmt.Errorf("sqlbox: opening session database: %w", err)
+	}
+	if b.reader, err = sqlite3.OpenFlags(uri, sqlite3.OPEN_READONLY|sqlite3.OPEN_URI); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("sqlbox: opening session database: %w", err)
+	}
+	if err := guard(b.reader); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("sqlbox: guarding query connection: %w", err)
+	}
+	return b, nil
+}
+
+// guard locks down the connection that runs model-written SQL.
+func guard(c *sqlite3.Conn) error {
+	if err := c.Exec("PRAGMA query_only=ON"); err != nil {
+		return err
+	}
+	for _, op := range []sqlite3.DBConfig{sqlite3.DBCONFIG_ENABLE_LOAD_EXTENSION, sqlite3.DBCONFIG_ENABLE_TRIGGER} {
+		if _, err := c.Config(op, false); err != nil {
+			return err
+		}
+	}
+	if _, err := c.Config(sqlite3.DBCONFIG_DEFENSIVE, true); err != nil {
+		return err
+	}
+	c.Limit(sqlite3.LIMIT_ATTACHED, 0)
+	c.Limit(sqlite3.LIMIT_LENGTH, MaxValueLen)
+	c.Limit(sqlite3.LIMIT_SQL_LENGTH, MaxSQLLength+100)
+	return c.SetAuthorizer(authorize)
+}
+
+// readPragmas are the schema-introspection pragmas a query may use as
+// table-valued functions (SELECT * FROM pragma_table_info('employees')).
+var readPragmas = map[string]bool{
+	"table_info": true, "table_xinfo": true, "index_list": true, "index_info": true,
+	"index_xinfo": true, "foreign_key_list": true, "table_list": true,
+}
+
+// deniedFunctions could reach outside the database if the build had them.
+var deniedFunctions = map[string]bool{"load_extension": true, "readfile": true, "writefile": true, "edit": true, "fts3_tokenizer": true}
+
+func authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
+	switch action {
+	case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_RECURSIVE:
+		return sqlite3.AUTH_OK
+	case sqlite3.AUTH_FUNCTION:
+		if deniedFunctions[strings.ToLower(name4th)] {
+			return sqlite3.AUTH_DENY
+		}
+		return sqlite3.AUTH_OK
+	case sqlite3.AUTH_PRAGMA:
+		// Only reached through table-valued pragma functions: Query
+		// refuses PRAGMA statements before running anything.
+		if readPragmas[strings.ToLower(name3rd)] {
+			return sqlite3.AUTH_OK
+		}
+	}
+	return sqlite3.AUTH_DENY
+}
+
+// Close releases the connections and the database copy.
+func (b *Box) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	var errs []error
+	if b.reader != nil {
+		errs = append(errs, b.reader.Close())
+	}
+	if b.writer != nil {
+		errs = append(errs, b.writer.Close())
+	}
+	memdb.Delete(b.name)
+	return errors.Join(errs...)
+}
+
+// Result is the outcome of a query.
+type Result struct {
+	Columns   []string         `json:"columns"`
+	Rows      []map[string]any `json:"rows"`
+	RowCount  int              `json:"row_count"`
+	Truncated bool             `json:"truncated"`
+}
+
+// QueryError is a query the box refused or SQLite rejected; its message
+// is meant for the model.
+type QueryError struct{ Msg string }
+
+func (e *QueryError) Error() string { return e.Msg }
+
+func queryErr(format string, args ...any) error {
+	return &QueryError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Query runs one read-only statement. Errors the model caused (bad SQL,
+// a write attempt, a timeout) are *QueryError.
+func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
+	if len(query) > MaxSQLLength {
+		return nil, queryErr("query too long: %d bytes (limit %d)", len(query), MaxSQLLength)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("sqlbox: database closed")
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	old := b.reader.SetInterrupt(ctx)
+	defer b.reader.SetInterrupt(old)
+
+	// Prepare the statement as written: this is where the authorizer
+	// refuses writes, and where a second statement shows up as a tail.
+	stmt, tail, err := b.reader.Prepare(query)
+	if err != nil {
+		return nil, explain(ctx, err)
+	}
+	if stmt == nil {
+		return nil, queryErr("empty query: write one SELECT statement")
+	}
+	body := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query[:len(query)-len(tail)]), ";"))
+	if tail != "" {
+		rest, _, err := b.reader.Prepare(tail)
+		if rest != nil {
+			rest.Close()
+		}
+		if rest != nil || err != nil {
+			stmt.Close()
+			return nil, queryErr("only one statement is allowed per query; remove everything after the first ';'")
+		}
+	}
+	readOnly := stmt.ReadOnly()
+	cols := stmt.ColumnCount()
+	stmt.Close()
+	if kw := firstKeyword(body); kw != "SELECT" && kw != "WITH" {
+		return nil, queryErr("only SELECT queries (or WITH … SELECT) are allowed, not %s", kw)
+	}
+	if !readOnly || cols == 0 {
+		return nil, queryErr("only read-only SELECT queries are allowed")
+	}
+
+	// The row cap is part of the query SQLite runs, so it stops early. The
+	// body goes on its own lines so a trailing -- comment cannot swallow
+	// the wrapper.
+	stmt, _, err = b.reader.Prepare(fmt.Sprintf("SELECT * FROM (\n%s\n) LIMIT %d", body, MaxRows+1))
+	if err != nil {
+		return nil, explain(ctx, err)
+	}
+	defer stmt.Close()
+	res := &Result{Rows: []map[string]any{}}
+	n := stmt.ColumnCount()
+	for i := range n {
+		res.Columns = append(res.Columns, stmt.ColumnName(i))
+	}
+	for stmt.Step() {
+		if len(res.Rows) == MaxRows {
+			res.Truncated = true
+			break
+		}
+		row := make(map[string]any, n)
+		for i, col := range res.Columns {
+			row[col] = value(stmt, i)
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	if err := stmt.Err(); err != nil {
+		return nil, explain(ctx, err)
+	}
+	res.RowCount = len(res.Rows)
+	return res, nil
+}
+
+func value(s *sqlite3.Stmt, i int) any {
+	switch s.ColumnType(i) {
+	case sqlite3.INTEGER:
+		return s.ColumnInt64(i)
+	case sqlite3.FLOAT:
+		return s.ColumnFloat(i)
+	case sqlite3.TEXT:
+		t := s.ColumnText(i)
+		if len(t) > MaxCellChars {
+			t = t[:MaxCellChars] + "…"
+		}
+		return t
+	case sqlite3.BLOB:
+		b := s.ColumnRawBlob(i)
+		if len(b) > MaxCellChars {
+			return fmt.Sprintf("<blob of %d bytes>", len(b))
+		}
+		return "base64:" + base64.StdEncoding.EncodeToString(b)
+	}
+	return nil
+}
+
+// explain turns a SQLite error into a message for the model.
+func explain(ctx context.Context, err error) error {
+	if ctx.Err() != nil || errors.Is(err, sqlite3.INTERRUPT) {
+		return queryErr("query stopped: it ran longer than %s (is a recursive query missing its end condition?)", Timeout)
+	}
+	if errors.Is(err, sqlite3.AUTH) {
+		return queryErr("query_database is read-only: only SELECT queries that read the tables are allowed (%v)", err)
+	}
+	if errors.Is(err, sqlite3.READONLY) {
+		return queryErr("query_database is read-only (%v)", err)
+	}
+	if errors.Is(err, sqlite3.TOOBIG) {
+		return queryErr("query builds a value that is too large (limit %d bytes)", MaxValueLen)
+	}
+	var se *sqlite3.Error
+	if errors.As(err, &se) {
+		return queryErr("SQL error: %s", strings.TrimPrefix(se.Error(), "sqlite3: "))
+	}
+	return err
+}
+
+// firstKeyword returns the first word of sql in upper case, skipping
+// comments and opening parentheses.
+func firstKeyword(sql string) string {
+	s := sql
+	for {
+		s = strings.TrimLeft(s, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				s = s[i+1:]
+				continue
+			}
+			return ""
+		case strings.HasPrefix(s, "/*"):
+			if i := strings.Index(s, "*/"); i >= 0 {
+				s = s[i+2:]
+				continue
+			}
+			return ""
+		}
+		break
+	}
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
+	})
+	if end < 0 {
+		end = len(s)
+	}
+	return strings.ToUpper(s[:end])
+}
+
+// Exec runs a statement with arguments on the privileged connection and
+// returns the number of rows changed. It is for the server's own tools,
+// never for model-written SQL.
+func (b *Box) Exec(sql string, args ...any) (int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, errors.New("sqlbox: database closed")
+	}
+	stmt, _, err := b.writer.Prepare(sql)
+	if err != nil {
+		return 0, err
+	}
+	defer stmt.Close()
+	if err := bind(stmt, args); err != nil {
+		return 0, err
+	}
+	if err := stmt.Exec(); err != nil {
+		return 0, err
+	}
+	return b.writer.Changes(), nil
+}
+
+// QueryRow runs a query with arguments on the privileged connection and
+// returns its first row (int64, float64, string, []byte or nil per
+// column), or nil if there is none.
+func (b *Box) QueryRow(sql string, args ...any) ([]any, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("sqlbox: database closed")
+	}
+	stmt, _, err := b.writer.Prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	if err := bind(stmt, args); err != nil {
+		return nil, err
+	}
+	if !stmt.Step() {
+		return nil, stmt.Err()
+	}
+	row := make([]any, stmt.ColumnCount())
+	return row, stmt.Columns(row...)
+}
+
+// Tx runs fn inside a transaction on the privileged connection: all of
+// fn's statements apply, or none do.
+func (b *Box) Tx(fn func(exec func(sql string, args ...any) (int64, error)) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return errors.New("sqlbox: database closed")
+	}
+	if err := b.writer.Exec("BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	exec := func(sql string, args ...any) (int64, error) {
+		stmt, _, err := b.writer.Prepare(sql)
+		if err != nil {
+			return 0, err
+		}
+		defer stmt.Close()
+		if err := bind(stmt, args); err != nil {
+			return 0, err
+		}
+		if err := stmt.Exec(); err != nil {
+			return 0, err
+		}
+		return b.writer.Changes(), nil
+	}
+	if err := fn(exec); err != nil {
+		b.writer.Exec("ROLLBACK")
+		return err
+	}
+	return b.writer.Exec("COMMIT")
+}
+
+func bind(stmt *sqlite3.Stmt, args []any) error {
+	for i, a := range args {
+		var err error
+		switch v := a.(type) {
+		case int64:
+			err = stmt.BindInt64(i+1, v)
+		case int:
+			err = stmt.BindInt64(i+1, int64(v))
+		case float64:
+			err = stmt.BindFloat(i+1, v)
+		case string:
+			err = stmt.BindText(i+1, v)
+		case nil:
+			err = stmt.BindNull(i + 1)
+		default:
+			err = fmt.Errorf("sqlbox: cannot bind %T", a)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,310 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolward/toolward/mcpserver/calc"
+	"github.com/toolward/toolward/mcpserver/grade"
+	"github.com/toolward/toolward/mcpserver/search"
+	"github.com/toolward/toolward/mcpserver/sqlbox"
+)
+
+// handlers binds the real tools of tools.yaml to their Go code.
+func (s *Server) handlers() map[string]toolFunc {
+	return map[string]toolFunc{
+		"calculate":        s.calculate,
+		"search_documents": s.searchDocuments,
+		"list_documents":   s.listDocuments,
+		"query_database":   s.queryDatabase,
+		"grade_answer":     s.gradeAnswer,
+		"model_drift":      s.modelDrift,
+		"compare_runs":     s.compareRuns,
+		"create_ticket":    s.createTicket,
+		"send_email":       s.sendEmail,
+		"update_salary":    s.updateSalary,
+		"delete_employee":  s.deleteEmployee,
+	}
+}
+
+func str(args map[string]any, k string) string { v, _ := args[k].(string); return v }
+func num(args map[string]any, k string) float64 {
+	v, _ := toFloat(args[k])
+	return v
+}
+
+func toolError(format string, a ...any) (*mcp.CallToolResult, error) {
+	return mcp.NewToolResultError(fmt.Sprintf(format, a...)), nil
+}
+
+func (s *Server) calculate(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	expr := str(args, "expression")
+	v, err := calc.Evaluate(expr)
+	if err != nil {
+		return toolError("cannot evaluate expression: %v", err)
+	}
+	text := calc.Format(v)
+	return mcp.NewToolResultStructured(map[string]any{"expression": expr, "result": calc.Round(v)}, text), nil
+}
+
+func (s *Server) searchDocuments(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	query := str(args, "query")
+	if len(search.Tokenize(query)) == 0 {
+		return toolError("the query has no searchable words; use keywords such as \"salary review policy\"")
+	}
+	hits := s.index.Search(query, int(num(args, "top_k")))
+	for i := range hits {
+		hits[i].Score = roundTo(hits[i].Score, 4)
+	}
+	if hits == nil {
+		hits = []search.Hit{}
+	}
+	var b strings.Builder
+	if len(hits) == 0 {
+		fmt.Fprintf(&b, "No passage matches %q. Try other keywords, or list_documents to see what exists.", query)
+	}
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "[%d] source %s, chunk %d (score %.4g)\n%s", i+1, h.Source, h.Chunk, h.Score, h.Text)
+	}
+	return mcp.NewToolResultStructured(map[string]any{"results": hits}, b.String()), nil
+}
+
+func roundTo(v float64, digits int) float64 {
+	s := fmt.Sprintf("%.*f", digits, v)
+	var r float64
+	fmt.Sscan(s, &r)
+	return r
+}
+
+func (s *Server) listDocuments(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	docs := s.index.Documents()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d documents:\n", len(docs))
+	for _, d := range docs {
+		fmt.Fprintf(&b, "- %s (%d words, %d chunks)\n", d.Source, d.Words, d.Chunks)
+	}
+	return mcp.NewToolResultStructured(map[string]any{"documents": docs}, strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+func (s *Server) queryDatabase(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	db, err := sb.database()
+	if err != nil {
+		return nil, err
+	}
+	res, err := db.Query(ctx, str(args, "sql"))
+	if err != nil {
+		var qe *sqlbox.QueryError
+		if errors.As(err, &qe) {
+			return toolError("%s", qe.Msg)
+		}
+		return nil, err
+	}
+	text, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	out := string(text)
+	if res.Truncated {
+		out += fmt.Sprintf("\n(only the first %d rows are shown; add a LIMIT or aggregate)", sqlbox.MaxRows)
+	}
+	return mcp.NewToolResultStructured(res, out), nil
+}
+
+func (s *Server) gradeAnswer(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	answer := str(args, "answer")
+	if strings.TrimSpace(answer) == "" {
+		return toolError("the answer is empty: nothing to grade")
+	}
+	var texts []string
+	for _, v := range args["sources"].([]any) {
+		src := strings.TrimSpace(v.(string))
+		if t, ok := s.index.Text(src); ok {
+			texts = append(texts, t)
+			continue
+		}
+		if t, ok := s.index.Text(strings.TrimSuffix(src, ".md")); ok {
+			texts = append(texts, t)
+			continue
+		}
+		// A single word that names no document is a mistaken id, not a
+		// source text.
+		if src != "" && !strings.ContainsAny(src, " \t\n") && len(src) < 100 {
+			return toolError("unknown source id %q; use a source id from search_documents or list_documents, or pass the source text itself", src)
+		}
+		texts = append(texts, src)
+	}
+	res := grade.Grade(answer, texts)
+	supported := 0
+	var b strings.Builder
+	for _, st := range res.Sentences {
+		mark := "supported"
+		if st.Supported {
+			supported++
+		} else {
+			mark = "NOT supported"
+		}
+		fmt.Fprintf(&b, "\n- %s: %q (%s)", mark, st.Text, st.Reason)
+	}
+	head := fmt.Sprintf("score %.2f: %d of %d sentences supported by the sources", res.Score, supported, len(res.Sentences))
+	res.Score = roundTo(res.Score, 4)
+	return mcp.NewToolResultStructured(res, head+b.String()), nil
+}
+
+func (s *Server) modelDrift(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	res, err := s.drift.ModelDrift(ctx, strings.TrimSpace(str(args, "model")))
+	if err != nil {
+		return toolError("model_drift: %v", err)
+	}
+	return mcp.NewToolResultStructured(res, res.Summary), nil
+}
+
+func (s *Server) compareRuns(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	res, err := s.runs.CompareRuns(ctx, strings.TrimSpace(str(args, "project")))
+	if err != nil {
+		return toolError("compare_runs: %v", err)
+	}
+	return mcp.NewToolResultStructured(res, res.Summary), nil
+}
+
+// confirm asks the user to approve an action through MCP elicitation when
+// the client declared that capability. It returns a non-nil result (an
+// isError result to hand back) when the action must not go ahead.
+func (s *Server) confirm(ctx context.Context, tool, action string) *mcp.CallToolResult {
+	session := server.ClientSessionFromContext(ctx)
+	ci, ok := session.(server.SessionWithClientInfo)
+	if !ok || ci.GetClientCapabilities().Elicitation == nil {
+		return nil // the client cannot be asked: act directly
+	}
+	res, err := s.mcp.RequestElicitation(ctx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params: mcp.ElicitationParams{
+			Message:         fmt.Sprintf("%s wants to %s. Allow it?", tool, action),
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+		},
+	})
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("%s could not get the user's confirmation (%v); nothing was changed.", tool, err))
+	}
+	switch res.Action {
+	case mcp.ElicitationResponseActionAccept:
+		return nil
+	case mcp.ElicitationResponseActionCancel:
+		return mcp.NewToolResultError(fmt.Sprintf("The user cancelled the confirmation, so %s did not %s; nothing was changed.", tool, action))
+	default:
+		return mcp.NewToolResultError(fmt.Sprintf("The user declined: %s did not %s; nothing was changed.", tool, action))
+	}
+}
+
+func (s *Server) createTicket(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	title, body, prio := strings.TrimSpace(str(args, "title")), str(args, "body"), str(args, "priority")
+	if title == "" {
+		return toolError("the ticket title is empty")
+	}
+	if r := s.confirm(ctx, "create_ticket", fmt.Sprintf("create a %s-priority ticket %q", prio, title)); r != nil {
+		return r, nil
+	}
+	sb.mu.Lock()
+	t := Ticket{ID: fmt.Sprintf("TCK-%d", 1001+len(sb.tickets)), Title: title, Body: body, Priority: prio, Status: "open"}
+	sb.tickets = append(sb.tickets, t)
+	sb.mu.Unlock()
+	return mcp.NewToolResultStructured(t, fmt.Sprintf("Created ticket %s %q with %s priority (status open).", t.ID, t.Title, t.Priority)), nil
+}
+
+func (s *Server) sendEmail(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	to, subject, body := strings.TrimSpace(str(args, "to")), str(args, "subject"), str(args, "body")
+	addr, err := mail.ParseAddress(to)
+	if err != nil {
+		return toolError("%q is not a valid email address", to)
+	}
+	if r := s.confirm(ctx, "send_email", fmt.Sprintf("send an email to %s with subject %q", addr.Address, subject)); r != nil {
+		return r, nil
+	}
+	sb.mu.Lock()
+	e := Email{ID: fmt.Sprintf("MSG-%d", 1+len(sb.emails)), To: addr.Address, Subject: subject, Body: body}
+	sb.emails = append(sb.emails, e)
+	sb.mu.Unlock()
+	return mcp.NewToolResultStructured(map[string]any{"message_id": e.ID, "to": e.To, "subject": e.Subject},
+		fmt.Sprintf("Email %s sent to %s with subject %q.", e.ID, e.To, e.Subject)), nil
+}
+
+// employee looks up an employee's name and salary on the privileged
+// connection; a nil row means no such employee.
+func employee(db *sqlbox.Box, id int64) (name string, salary float64, found bool, err error) {
+	row, err := db.QueryRow("SELECT name, salary FROM employees WHERE id = ?", id)
+	if err != nil || row == nil {
+		return "", 0, false, err
+	}
+	name, _ = row[0].(string)
+	salary, _ = toFloat(row[1])
+	return name, salary, true, nil
+}
+
+func (s *Server) updateSalary(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	id, newSalary := int64(num(args, "employee_id")), num(args, "new_salary")
+	db, err := sb.database()
+	if err != nil {
+		return nil, err
+	}
+	name, old, found, err := employee(db, id)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return toolError("no employee has id %d; look the id up with query_database", id)
+	}
+	if r := s.confirm(ctx, "update_salary", fmt.Sprintf("change the salary of %s (employee %d) from %s to %s", name, id, calc.Format(old), calc.Format(newSalary))); r != nil {
+		return r, nil
+	}
+	if _, err := db.Exec("UPDATE employees SET salary = ? WHERE id = ?", newSalary, id); err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultStructured(
+		map[string]any{"employee_id": id, "name": name, "old_salary": old, "new_salary": newSalary},
+		fmt.Sprintf("Updated the salary of %s (employee %d) from %s to %s.", name, id, calc.Format(old), calc.Format(newSalary))), nil
+}
+
+func (s *Server) deleteEmployee(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	id := int64(num(args, "employee_id"))
+	db, err := sb.database()
+	if err != nil {
+		return nil, err
+	}
+	name, _, found, err := employee(db, id)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return toolError("no employee has id %d; look the id up with query_database", id)
+	}
+	if r := s.confirm(ctx, "delete_employee", fmt.Sprintf("permanently delete %s (employee %d)", name, id)); r != nil {
+		return r, nil
+	}
+	var removed int64
+	err = db.Tx(func(exec func(string, ...any) (int64, error)) error {
+		var err error
+		if removed, err = exec("DELETE FROM assignments WHERE employee_id = ?", id); err != nil {
+			return err
+		}
+		if _, err = exec("UPDATE employees SET manager_id = NULL WHERE manager_id = ?", id); err != nil {
+			return err
+		}
+		_, err = exec("DELETE FROM employees WHERE id = ?", id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultStructured(
+		map[string]any{"employee_id": id, "name": name, "assignments_removed": removed},
+		fmt.Sprintf("Deleted %s (employee %d) and %d project assignments.", name, id, removed)), nil
+}

@@ -1,0 +1,232 @@
+package schema
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue"
+	"github.com/google/jsonschema-go/jsonschema"
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/matchers"
+)
+
+// The Go loader checks case structure and matchers itself, for speed
+// (see the package doc). These tests keep it honest: the CUE schema
+// (#Case, #Matcher), the Go code and the generated JSON Schema must
+// accept and reject the same corpus. Rules the CUE schema documents as
+// "checked in Go" are marked goOnly: CUE and JSON Schema accept those
+// inputs and only Go rejects them.
+
+var matcherCorpus = []struct {
+	spec string // YAML
+	ok   bool
+}{
+	{`5`, true}, {`"x"`, true}, {`null`, true}, {`true`, true}, {`[1, [2, {a: 3}]]`, true},
+	{`{a: 1, b: {c: [x]}}`, true}, {`{}`, true}, {`{"": 1}`, true},
+	{`{$any: true}`, true}, {`{$any: false}`, false}, {`{$any: 1}`, false},
+	{`{$contains: x}`, true}, {`{$contains: {$regex: a}}`, true}, {`{$contains: [1]}`, true},
+	{`{$one_of: [a, {$contains: b}, 3]}`, true}, {`{$one_of: []}`, false}, {`{$one_of: a}`, false},
+	{`{$absent_or: {$one_of: [1, 2]}}`, true}, {`{$absent_or: {$nope: 1}}`, false},
+	{`{$regex: "^a+$"}`, true}, {`{$regex: 5}`, false},
+	{`{$not: {$contains: deleted}}`, true}, {`{$not: {$contians: x}}`, false},
+	{`{$approx: {value: 1.5, tol: 0.1}}`, true}, {`{$approx: {value: 1}}`, false},
+	{`{$approx: {value: 1, tol: -1}}`, false}, {`{$approx: {value: a, tol: 1}}`, false},
+	{`{$approx: {value: 1, tol: 1, x: 2}}`, false}, {`{$approx: 3}`, false},
+	{`{$contains: x, $regex: y}`, false}, {`{$contains: x, a: 1}`, false},
+	{`{$contians: x}`, false}, {`{a: {b: {$oneof: [1]}}}`, false}, {`[{$any: true}, {$anything: 1}]`, false},
+	{`{a: {$any: true}, b: {$absent_or: null}}`, true},
+}
+
+func TestMatcherAgreement(t *testing.T) {
+	if err := load(); err != nil {
+		t.Fatal(err)
+	}
+	def := compiled.root.LookupPath(cue.ParsePath("#Matcher"))
+	for _, tt := range matcherCorpus {
+		var v any
+		if err := yaml.Unmarshal([]byte(tt.spec), &v); err != nil {
+			t.Fatal(err)
+		}
+		_, goErr := matchers.Compile(v)
+		cueErr := cueCheck(t, def, v)
+		if (goErr == nil) != tt.ok || (cueErr == nil) != tt.ok {
+			t.Errorf("%s: want ok=%v; Go: %v; CUE: %v", tt.spec, tt.ok, goErr, cueErr)
+		}
+	}
+}
+
+// cueCheck unifies the JSON form of v with def.
+func cueCheck(t *testing.T, def cue.Value, v any) error {
+	t.Helper()
+	js, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiled.mu.Lock()
+	defer compiled.mu.Unlock()
+	val := compiled.ctx.CompileBytes(js)
+	if err := val.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return def.Unify(val).Validate(cue.Concrete(true))
+}
+
+const base = `id: c1
+prompt: p
+needs: [f, g]
+`
+
+var caseCorpus = []struct {
+	name   string
+	doc    string
+	ok     bool
+	goOnly bool // a rule only Go checks (CUE and JSON Schema accept)
+}{
+	{"minimal", base + "expect: {}\n", true, false},
+	{"full", `id: sql-engineering-raise
+description: d
+tags: [sql, multi-step]
+prompt: What's the average salary?
+system: be brief
+needs: [query_database, calculate]
+expect:
+  calls:
+    - tool: query_database
+      args: {sql: {$contains: Engineering}}
+    - tool: calculate
+      args: {expression: {$any: true}}
+  order: sequence
+  strict_args: false
+  forbid: [delete_employee]
+  max_calls: 6
+  answer: {$contains: "84,960"}
+  when:
+    - confirm: deny
+      answer: {$not: {$contains: deleted}}
+    - {model: [a, b], temperature: [0, 0.7], tools: n8, descriptions: terse, order: unordered, no_calls: false, max_calls: 2, forbid: [], strict_args: true, calls: []}
+golden:
+  calls:
+    - {tool: query_database, args: {sql: "SELECT 1 -- Engineering"}}
+    - {tool: calculate, args: {expression: "1"}}
+  answer: It costs 84,960.
+`, true, false},
+	{"messages", "id: m\nmessages: [{role: user, content: hi}, {role: assistant, content: hello}]\nexpect: {no_calls: true}\n", true, false},
+	{"missing id", "prompt: p\nexpect: {}\n", false, false},
+	{"missing expect", "id: x\nprompt: p\n", false, false},
+	{"missing prompt", "id: x\nexpect: {}\n", false, false},
+	{"prompt and messages", "id: x\nprompt: p\nmessages: [{role: user, content: hi}]\nexpect: {}\n", false, false},
+	{"empty prompt", "id: x\nprompt: ''\nexpect: {}\n", false, false},
+	{"empty messages", "id: x\nmessages: []\nexpect: {}\n", false, false},
+	{"bad role", "id: x\nmessages: [{role: robot, content: hi}]\nexpect: {}\n", false, false},
+	{"message extra field", "id: x\nmessages: [{role: user, content: hi, name: n}]\nexpect: {}\n", false, false},
+	{"bad id", "id: 'has space'\nprompt: p\nexpect: {}\n", false, false},
+	{"numeric id", "id: 42\nprompt: p\nexpect: {}\n", false, false},
+	{"unknown field", base + "expect: {}\npromt: x\n", false, false},
+	{"tags not list", base + "tags: x\nexpect: {}\n", false, false},
+	{"needs bad name", "id: c\nprompt: p\nneeds: ['a b']\nexpect: {}\n", false, false},
+	{"expect not mapping", base + "expect: [1]\n", false, false},
+	{"expect unknown field", base + "expect: {answr: x}\n", false, false},
+	{"call without tool", base + "expect: {calls: [{args: {}}]}\n", false, false},
+	{"call extra field", base + "expect: {calls: [{tool: f, arg: {}}]}\n", false, false},
+	{"call args list", base + "expect: {calls: [{tool: f, args: [1]}]}\n", false, false},
+	{"call args operator", base + "expect: {calls: [{tool: f, args: {$any: true}}]}\n", false, false},
+	{"call bad tool name", base + "expect: {calls: [{tool: 'a b'}]}\n", false, false},
+	{"bad matcher", base + "expect: {calls: [{tool: f, args: {x: {$contians: y}}}]}\n", false, false},
+	{"bad order", base + "expect: {order: random}\n", false, false},
+	{"negative max_calls", base + "expect: {max_calls: -1}\n", false, false},
+	{"strict_args string", base + "expect: {strict_args: 'yes'}\n", false, false},
+	{"forbid string", base + "expect: {forbid: f}\n", false, false},
+	{"answer matcher", base + "expect: {answer: {$one_of: [a, {$regex: b}]}}\n", true, false},
+	{"answer bad", base + "expect: {answer: {$one_of: []}}\n", false, false},
+	{"when unknown field", base + "expect: {when: [{confrim: deny, answer: x}]}\n", false, false},
+	{"when bad confirm", base + "expect: {when: [{confirm: maybe, answer: x}]}\n", false, false},
+	{"when empty selector", base + "expect: {when: [{model: '', answer: x}]}\n", false, false},
+	{"when bad temperature", base + "expect: {when: [{temperature: hot, answer: x}]}\n", false, false},
+	{"when not list", base + "expect: {when: {confirm: deny}}\n", false, false},
+	{"golden no answer", base + "expect: {}\ngolden: {calls: []}\n", false, false},
+	{"golden extra", base + "expect: {}\ngolden: {answer: a, note: x}\n", false, false},
+	{"golden call no tool", base + "expect: {}\ngolden: {answer: a, calls: [{args: {}}]}\n", false, false},
+	{"golden args list", base + "expect: {}\ngolden: {answer: a, calls: [{tool: f, args: [1]}]}\n", false, false},
+	// Rules the CUE schema leaves to Go.
+	{"when no selector", base + "expect: {when: [{answer: x}]}\n", false, true},
+	{"when no override", base + "expect: {when: [{confirm: deny}]}\n", false, true},
+	{"no_calls with calls", base + "expect: {calls: [{tool: f}], no_calls: true}\n", false, true},
+	{"bad regex", base + "expect: {answer: {$regex: '(a'}}\n", false, true},
+	{"needs missing tool", base + "expect: {calls: [{tool: h}]}\n", false, true},
+	{"golden rejected", base + "expect: {answer: yes}\ngolden: {answer: no}\n", false, true},
+}
+
+func TestCaseSchemaAgreement(t *testing.T) {
+	if err := load(); err != nil {
+		t.Fatal(err)
+	}
+	js := caseJSONSchema(t)
+	for _, tt := range caseCorpus {
+		t.Run(strings.ReplaceAll(tt.name, " ", "_"), func(t *testing.T) {
+			_, errs := ParseCases("c.yaml", []byte(tt.doc))
+			var v any
+			if err := yaml.Unmarshal([]byte(tt.doc), &v); err != nil {
+				t.Fatal(err)
+			}
+			cueErr := cueCheck(t, compiled.caseV, v)
+			jsErr := js.Validate(jsonRoundTrip(t, v))
+			goOK := len(errs) == 0
+			structOK := tt.ok || tt.goOnly
+			if goOK != tt.ok {
+				t.Errorf("Go: ok=%v, want %v: %v", goOK, tt.ok, errs)
+			}
+			if (cueErr == nil) != structOK {
+				t.Errorf("CUE: ok=%v, want %v: %v", cueErr == nil, structOK, cueErr)
+			}
+			if (jsErr == nil) != structOK {
+				t.Errorf("JSON Schema: ok=%v, want %v: %v", jsErr == nil, structOK, jsErr)
+			}
+		})
+	}
+}
+
+// TestJSONSchemaMatchers checks the generated JSON Schema against the
+// matcher corpus too, through a case's answer.
+func TestJSONSchemaMatchers(t *testing.T) {
+	js := caseJSONSchema(t)
+	for _, tt := range matcherCorpus {
+		var m any
+		if err := yaml.Unmarshal([]byte(tt.spec), &m); err != nil {
+			t.Fatal(err)
+		}
+		doc := map[string]any{"id": "x", "prompt": "p", "expect": map[string]any{"answer": m}}
+		err := js.Validate(jsonRoundTrip(t, doc))
+		// JSON Schema cannot tell a regex RE2 rejects; the corpus has none.
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: JSON Schema ok=%v, want %v: %v", tt.spec, err == nil, tt.ok, err)
+		}
+	}
+}
+
+func caseJSONSchema(t *testing.T) *jsonschema.Resolved {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(CaseJSONSchema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func jsonRoundTrip(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

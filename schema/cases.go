@@ -1,0 +1,574 @@
+package schema
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/matchers"
+)
+
+// LoadCases loads every case matched by patterns (globs with ** relative
+// to the working directory, see Glob), in file order and, within a file,
+// document order. It does not stop at the first bad file: it returns the
+// cases that loaded and, if anything was wrong (a pattern matching
+// nothing, a bad document, duplicate ids across files), an Errors listing
+// every problem. Callers that run cases should refuse to run when the
+// error is non-nil.
+func LoadCases(patterns []string) ([]*Case, error) {
+	var files []string
+	var errs Errors
+	seen := map[string]bool{}
+	for _, p := range patterns {
+		m, err := Glob(p)
+		if err != nil {
+			errs = append(errs, &Error{File: p, Msg: fmt.Sprintf("bad pattern: %v", err)})
+			continue
+		}
+		if len(m) == 0 {
+			errs = append(errs, &Error{File: p, Msg: "pattern matches no file"})
+		}
+		for _, f := range m {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	cases, cerrs := loadCaseFiles(files)
+	errs = append(errs, cerrs...)
+	return cases, errs.Sort().err()
+}
+
+// loadCaseFiles loads files in parallel and checks ids across them.
+func loadCaseFiles(files []string) ([]*Case, Errors) {
+	type result struct {
+		cases []*Case
+		errs  Errors
+	}
+	results := make([]result, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				src, err := os.ReadFile(files[i])
+				if err != nil {
+					results[i].errs = Errors{{File: files[i], Msg: errMsg(err)}}
+					continue
+				}
+				results[i].cases, results[i].errs = ParseCases(files[i], src)
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var cases []*Case
+	var errs Errors
+	for _, r := range results {
+		cases = append(cases, r.cases...)
+		errs = append(errs, r.errs...)
+	}
+	errs = append(errs, duplicateIDs(cases)...)
+	return cases, errs
+}
+
+func duplicateIDs(cases []*Case) Errors {
+	byID := map[string][]*Case{}
+	for _, c := range cases {
+		byID[c.ID] = append(byID[c.ID], c)
+	}
+	var errs Errors
+	for id, cs := range byID {
+		if len(cs) < 2 {
+			continue
+		}
+		for i, c := range cs {
+			var others []string
+			for j, o := range cs {
+				if j != i {
+					others = append(others, fmt.Sprintf("%s:%d:%d", o.File, o.idLine, o.idCol))
+				}
+			}
+			errs = append(errs, &Error{File: c.File, Line: c.idLine, Col: c.idCol, Path: "id",
+				Msg: fmt.Sprintf("duplicate case id %q (also at %s)", id, strings.Join(others, ", "))})
+		}
+	}
+	return errs
+}
+
+var reYAMLLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// ParseCases parses the case documents of one YAML file (documents are
+// separated by ---; empty documents are skipped) and checks each against
+// the case schema, its matchers, its needs and its golden trajectory. It
+// returns the valid cases and an error per mistake.
+func ParseCases(file string, src []byte) ([]*Case, Errors) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var cases []*Case
+	var errs Errors
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			e := &Error{File: file, Line: 1, Col: 1, Msg: err.Error()}
+			if m := reYAMLLine.FindStringSubmatch(err.Error()); m != nil {
+				if m[1] != "" {
+					e.Line, _ = strconv.Atoi(m[1])
+					if parserError(m[2]) {
+						// yaml.v3 reports parser (not scanner) errors
+						// with a 0-based line.
+						e.Line++
+					}
+				}
+				e.Msg = "YAML syntax: " + m[2]
+				switch m[2] {
+				case "did not find expected ',' or '}'":
+					e.Msg += " (a { … } mapping that starts on this line is not closed)"
+				case "did not find expected ',' or ']'":
+					e.Msg += " (a [ … ] list that starts on this line is not closed)"
+				}
+			}
+			errs = append(errs, e)
+			break // the decoder cannot resynchronise after a syntax error
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].ShortTag() == "!!null" {
+			continue
+		}
+		c, cerrs := parseCase(file, &doc)
+		errs = append(errs, cerrs...)
+		if c != nil {
+			cases = append(cases, c)
+		}
+	}
+	return cases, errs
+}
+
+// parserError reports whether a yaml.v3 message comes from its parser
+// rather than its scanner.
+func parserError(msg string) bool {
+	switch msg {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'", "did not find expected '-' indicator",
+		"did not find expected <document start>", "did not find expected <stream-start>", "did not find expected key",
+		"did not find expected node content", "found duplicate %TAG directive", "found duplicate %YAML directive",
+		"found incompatible YAML document", "found undefined tag handle":
+		return true
+	}
+	return false
+}
+
+// caseIssue is a problem at a path of a case document.
+type caseIssue struct {
+	elems []any  // where to point
+	path  []any  // what to name (defaults to elems)
+	msg   string // message
+}
+
+// caseFields are the fields of #Case, in schema order.
+var caseFields = []string{"id", "description", "tags", "prompt", "messages", "system", "needs", "expect", "golden"}
+
+var (
+	reID       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/-]*$`)
+	reName     = matchers.ToolName
+	reNonEmpty = regexp.MustCompile(`(?s).`)
+)
+
+// parseCase checks one document and decodes it. The structural rules
+// mirror #Case in toolward.cue; TestCaseSchemaAgreement keeps them equal.
+func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
+	root := doc.Content[0]
+	errAt := func(is caseIssue) *Error {
+		n := nodeAt(doc, is.elems)
+		p := is.path
+		if p == nil {
+			p = is.elems
+		}
+		return &Error{File: file, Line: n.Line, Col: n.Column, Path: pathString(p), Msg: is.msg}
+	}
+	v, err := yamlValue(doc, 0)
+	if err != nil {
+		var ne *nodeError
+		if errors.As(err, &ne) {
+			return nil, Errors{{File: file, Line: ne.node.Line, Col: ne.node.Column, Msg: ne.msg}}
+		}
+		return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Msg: err.Error()}}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Msg: fmt.Sprintf("want a case (a mapping with id, prompt, expect, …), got %s", kindOf(v))}}
+	}
+	issues := checkCase(m)
+	if len(issues) > 0 {
+		errs := make(Errors, len(issues))
+		for i, is := range issues {
+			errs[i] = errAt(is)
+		}
+		// The expectations are independent of the other fields: report
+		// their mistakes in the same pass.
+		if raw, ok := m["expect"].(map[string]any); ok {
+			if _, err := matchers.CompileExpect(raw); err != nil {
+				errs = append(errs, compileError(file, doc, err))
+			}
+		}
+		return nil, errs
+	}
+	c := buildCase(m)
+	c.File = file
+	c.Line, c.Col = root.Line, root.Column
+	idNode := nodeAt(doc, []any{"id"})
+	c.idLine, c.idCol = idNode.Line, idNode.Column
+
+	var errs Errors
+	exp, err := matchers.CompileExpect(c.Expect)
+	if err != nil {
+		return nil, Errors{compileError(file, doc, err)}
+	}
+	c.Expectation = exp
+	needs := map[string]bool{}
+	for _, n := range c.Needs {
+		needs[n] = true
+	}
+	for _, ref := range exp.Tools() {
+		if !needs[ref.Tool] {
+			msg := fmt.Sprintf("tool %q is not in needs", ref.Tool)
+			if len(c.Needs) == 0 {
+				msg = fmt.Sprintf("tool %q is not in needs (the case has no needs)", ref.Tool)
+			}
+			errs = append(errs, errAt(caseIssue{elems: ref.Elems, msg: msg}))
+		}
+	}
+	if c.Golden != nil {
+		tr := matchers.Trace{Answer: c.Golden.Answer}
+		for _, gc := range c.Golden.Calls {
+			args := gc.Args
+			if args == nil {
+				args = map[string]any{}
+			}
+			tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: args})
+		}
+		if vd := exp.ScoreBase(tr); !vd.Pass {
+			for _, r := range vd.Reasons {
+				errs = append(errs, errAt(caseIssue{elems: goldenElems(r), path: []any{"golden"},
+					msg: fmt.Sprintf("rejected by the case's expectations: %s: %s", r.Code, r.Detail)}))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	js, err := json.Marshal(c)
+	if err != nil {
+		return nil, Errors{errAt(caseIssue{msg: "cannot encode case: " + err.Error()})}
+	}
+	sum := sha256.Sum256(js)
+	c.Digest = hex.EncodeToString(sum[:])
+	return c, nil
+}
+
+// compileError places a matchers.CompileExpect error in the document.
+func compileError(file string, doc *yaml.Node, err error) *Error {
+	var ce *matchers.CompileError
+	if errors.As(err, &ce) {
+		n := nodeAt(doc, ce.Elems)
+		return &Error{File: file, Line: n.Line, Col: n.Column, Path: ce.Path, Msg: ce.Msg}
+	}
+	n := nodeAt(doc, []any{"expect"})
+	return &Error{File: file, Line: n.Line, Col: n.Column, Path: "expect", Msg: err.Error()}
+}
+
+var reCallIdx = regexp.MustCompile(`^calls\[(\d+)\]`)
+
+// goldenElems points a golden rejection at the golden call or answer it
+// is about.
+func goldenElems(r matchers.Reason) []any {
+	if r.Code == matchers.ReasonAnswerMismatch {
+		return []any{"golden", "answer"}
+	}
+	if m := reCallIdx.FindStringSubmatch(r.Detail); m != nil {
+		i, _ := strconv.Atoi(m[1])
+		return []any{"golden", "calls", i}
+	}
+	return []any{"golden"}
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "mapping"
+	case int64, float64, json.Number:
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func showVal(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// checkCase applies the structural rules of #Case that are not about
+// matchers (those are matchers.CompileExpect's).
+func checkCase(m map[string]any) []caseIssue {
+	var is []caseIssue
+	add := func(elems []any, format string, args ...any) {
+		is = append(is, caseIssue{elems: elems, msg: fmt.Sprintf(format, args...)})
+	}
+	// A misspelt required field is one mistake: report the unknown field
+	// with its suggestion, not also the missing one.
+	suggested := map[string]bool{}
+	for _, k := range sortedKeys(m) {
+		if !slicesContains(caseFields, k) {
+			msg := fmt.Sprintf("unknown field %q", k)
+			if s := matchers.Suggest(k, caseFields); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+				suggested[s] = true
+			}
+			add([]any{k}, "%s", msg)
+		}
+	}
+	str := func(elems []any, v any, re *regexp.Regexp, what string) bool {
+		s, ok := v.(string)
+		if !ok {
+			add(elems, "want %s, got %s", what, showVal(v))
+			return false
+		}
+		if re != nil && !re.MatchString(s) {
+			add(elems, "want %s, got %q", what, s)
+			return false
+		}
+		return true
+	}
+	strList := func(k string, re *regexp.Regexp, what string) {
+		v, ok := m[k]
+		if !ok {
+			return
+		}
+		l, ok := v.([]any)
+		if !ok {
+			add([]any{k}, "want a list of %s, got %s", what, showVal(v))
+			return
+		}
+		for i, x := range l {
+			str([]any{k, i}, x, re, what)
+		}
+	}
+	if v, ok := m["id"]; !ok {
+		if !suggested["id"] {
+			add(nil, "missing field \"id\"")
+		}
+	} else {
+		str([]any{"id"}, v, reID, "an id (letters, digits, _ . : / -)")
+	}
+	for _, k := range []string{"description", "system"} {
+		if v, ok := m[k]; ok {
+			str([]any{k}, v, nil, "a string")
+		}
+	}
+	strList("tags", nil, "strings")
+	strList("needs", reName, "tool names")
+	_, hasPrompt := m["prompt"]
+	_, hasMsgs := m["messages"]
+	switch {
+	case hasPrompt && hasMsgs:
+		add([]any{"messages"}, "want prompt or messages, not both")
+	case !hasPrompt && !hasMsgs && !suggested["prompt"] && !suggested["messages"]:
+		add(nil, "missing field \"prompt\" (or messages)")
+	}
+	if v, ok := m["prompt"]; ok {
+		str([]any{"prompt"}, v, reNonEmpty, "a non-empty string")
+	}
+	if v, ok := m["messages"]; ok {
+		l, ok := v.([]any)
+		switch {
+		case !ok:
+			add([]any{"messages"}, "want a list of {role, content}, got %s", showVal(v))
+		case len(l) == 0:
+			add([]any{"messages"}, "want at least one message")
+		}
+		for i, x := range l {
+			el := []any{"messages", i}
+			mm, ok := x.(map[string]any)
+			if !ok {
+				add(el, "want {role, content}, got %s", showVal(x))
+				continue
+			}
+			is = append(is, closedFields(el, mm, []string{"role", "content"})...)
+			if r, ok := mm["role"]; !ok {
+				add(el, "missing field \"role\"")
+			} else if s, _ := r.(string); s != "system" && s != "user" && s != "assistant" {
+				add(append(el, "role"), "want \"system\", \"user\" or \"assistant\", got %s", showVal(r))
+			}
+			if c, ok := mm["content"]; !ok {
+				add(el, "missing field \"content\"")
+			} else {
+				str(append(el, "content"), c, nil, "a string")
+			}
+		}
+	}
+	if v, ok := m["expect"]; !ok {
+		if !suggested["expect"] {
+			add(nil, "missing field \"expect\"")
+		}
+	} else if _, ok := v.(map[string]any); !ok {
+		add([]any{"expect"}, "want a mapping of expectations, got %s", showVal(v))
+	}
+	if v, ok := m["golden"]; ok {
+		g, ok := v.(map[string]any)
+		if !ok {
+			add([]any{"golden"}, "want {calls, answer}, got %s", showVal(v))
+			return is
+		}
+		is = append(is, closedFields([]any{"golden"}, g, []string{"calls", "answer"})...)
+		if a, ok := g["answer"]; !ok {
+			add([]any{"golden"}, "missing field \"answer\"")
+		} else {
+			str([]any{"golden", "answer"}, a, nil, "a string")
+		}
+		if cs, ok := g["calls"]; ok {
+			l, ok := cs.([]any)
+			if !ok {
+				add([]any{"golden", "calls"}, "want a list of {tool, args}, got %s", showVal(cs))
+				return is
+			}
+			for i, x := range l {
+				el := []any{"golden", "calls", i}
+				cm, ok := x.(map[string]any)
+				if !ok {
+					add(el, "want {tool, args}, got %s", showVal(x))
+					continue
+				}
+				is = append(is, closedFields(el, cm, []string{"tool", "args"})...)
+				if t, ok := cm["tool"]; !ok {
+					add(el, "missing field \"tool\"")
+				} else {
+					str(append(el, "tool"), t, reName, "a tool name")
+				}
+				if a, ok := cm["args"]; ok {
+					if _, ok := a.(map[string]any); !ok {
+						add(append(el, "args"), "want a mapping of arguments, got %s", showVal(a))
+					}
+				}
+			}
+		}
+	}
+	return is
+}
+
+func closedFields(el []any, m map[string]any, allowed []string) []caseIssue {
+	var is []caseIssue
+	for _, k := range sortedKeys(m) {
+		if !slicesContains(allowed, k) {
+			msg := fmt.Sprintf("unknown field %q", k)
+			if s := matchers.Suggest(k, allowed); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			is = append(is, caseIssue{elems: append(append([]any{}, el...), k), msg: msg})
+		}
+	}
+	return is
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func slicesContains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func strs(v any) []string {
+	l, _ := v.([]any)
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, x := range l {
+		out[i], _ = x.(string)
+	}
+	return out
+}
+
+// buildCase decodes a checked case mapping.
+func buildCase(m map[string]any) *Case {
+	c := &Case{}
+	c.ID, _ = m["id"].(string)
+	c.Description, _ = m["description"].(string)
+	c.Prompt, _ = m["prompt"].(string)
+	c.System, _ = m["system"].(string)
+	c.Tags = strs(m["tags"])
+	c.Needs = strs(m["needs"])
+	if l, ok := m["messages"].([]any); ok {
+		for _, x := range l {
+			mm := x.(map[string]any)
+			r, _ := mm["role"].(string)
+			ct, _ := mm["content"].(string)
+			c.Messages = append(c.Messages, Message{Role: r, Content: ct})
+		}
+	}
+	c.Expect, _ = m["expect"].(map[string]any)
+	if g, ok := m["golden"].(map[string]any); ok {
+		c.Golden = &Golden{}
+		c.Golden.Answer, _ = g["answer"].(string)
+		if l, ok := g["calls"].([]any); ok {
+			for _, x := range l {
+				cm := x.(map[string]any)
+				gc := GoldenCall{}
+				gc.Tool, _ = cm["tool"].(string)
+				gc.Args, _ = cm["args"].(map[string]any)
+				c.Golden.Calls = append(c.Golden.Calls, gc)
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,516 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"cuelang.org/go/cue"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/token"
+
+	"github.com/toolward/toolward/matchers"
+)
+
+// LoadConfig reads a run config (a plain CUE file), unifies it with the
+// embedded #Config in Go (so closedness applies whether or not the file
+// mentions #Config), fills defaults, decodes it and checks what CUE
+// cannot: file references (case globs, description sets, catalogs) that
+// resolve relative to the working directory, and cross-field rules. The
+// error is an Errors with file:line:col positions.
+func LoadConfig(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: errMsg(err)}}
+	}
+	cfg, user, errs := decodeConfig(path, src)
+	if len(errs) > 0 {
+		return nil, errs.Sort()
+	}
+	cfg.File = path
+	errs = checkConfig(path, cfg, user)
+	if len(errs) > 0 {
+		return nil, errs.Sort()
+	}
+	return cfg, nil
+}
+
+// errMsg strips the path that os errors repeat.
+func errMsg(err error) string {
+	var pe *os.PathError
+	if ok := asPathError(err, &pe); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func asPathError(err error, pe **os.PathError) bool {
+	p, ok := err.(*os.PathError)
+	if ok {
+		*pe = p
+	}
+	return ok
+}
+
+// positions resolves paths in the user's own CUE value to positions.
+type positions struct {
+	file string
+	v    cue.Value
+}
+
+func cuePath(elems []any) cue.Path {
+	sels := make([]cue.Selector, 0, len(elems))
+	for _, e := range elems {
+		switch e := e.(type) {
+		case int:
+			sels = append(sels, cue.Index(e))
+		case string:
+			sels = append(sels, cue.Str(e))
+		}
+	}
+	return cue.MakePath(sels...)
+}
+
+// at returns an Error at the nearest node of elems (or an ancestor) in
+// the user's file.
+func (p positions) at(elems []any, msg string) *Error {
+	e := &Error{File: p.file, Line: 1, Col: 1, Path: pathString(elems), Msg: msg}
+	for n := len(elems); n >= 0; n-- {
+		if !p.v.Exists() {
+			break
+		}
+		pos := p.v.LookupPath(cuePath(elems[:n])).Pos()
+		if pos.IsValid() && pos.Filename() == p.file {
+			e.Line, e.Col = pos.Line(), pos.Column()
+			break
+		}
+	}
+	return e
+}
+
+func pathString(elems []any) string {
+	var b strings.Builder
+	for _, e := range elems {
+		switch e := e.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", e)
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(e)
+		}
+	}
+	return b.String()
+}
+
+var reDisjHead = regexp.MustCompile(`^\d+ errors in empty disjunction:?$`)
+
+// decodeConfig compiles src, unifies it with #Config and decodes it.
+func decodeConfig(file string, src []byte) (*Config, positions, Errors) {
+	if err := load(); err != nil {
+		return nil, positions{}, Errors{{File: file, Msg: err.Error()}}
+	}
+	compiled.mu.Lock()
+	defer compiled.mu.Unlock()
+	user := compiled.ctx.CompileBytes(src, cue.Filename(file))
+	pos := positions{file: file, v: user}
+	if err := user.Err(); err != nil {
+		return nil, pos, translate(file, pos, err)
+	}
+	u := compiled.config.Unify(user)
+	if err := u.Validate(cue.Concrete(true), cue.All()); err != nil {
+		return nil, pos, translate(file, pos, err)
+	}
+	js, err := u.MarshalJSON()
+	if err != nil {
+		return nil, pos, translate(file, pos, err)
+	}
+	var cfg Config
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		// The CUE schema and the Go types disagree: a bug in toolward.
+		return nil, pos, Errors{{File: file, Line: 1, Col: 1, Msg: "internal error: schema and Go types disagree: " + err.Error()}}
+	}
+	return &cfg, pos, nil
+}
+
+// cueIssue is one CUE error reduced to what translate needs.
+type cueIssue struct {
+	elems       []any
+	format      string   // CUE's message format
+	args        []string // its arguments, rendered
+	msg         string   // the rendered message
+	pos         token.Pos
+	fromDefault bool // raised by a default branch (*x) of a disjunction
+}
+
+// translate turns CUE's errors into one actionable Error per failing
+// node: the header lines of failed disjunctions go, complaints of default
+// branches (`*[1]` in `*[1] | [...int]`) the user's value did not choose
+// go unless they add an alternative to a real complaint at the same
+// path, and the alternatives at one path merge into one "want …, got …".
+func translate(file string, pos positions, err error) Errors {
+	var issues []cueIssue
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		if reDisjHead.MatchString(msg) {
+			continue
+		}
+		is := cueIssue{format: format, msg: msg}
+		for _, a := range args {
+			is.args = append(is.args, fmt.Sprint(a))
+		}
+		for _, p := range append(e.InputPositions(), e.Position()) {
+			if inDefault(p) {
+				is.fromDefault = true
+			}
+			if p.IsValid() && p.Filename() == file && !is.pos.IsValid() {
+				is.pos = p
+			}
+		}
+		for _, s := range e.Path() {
+			if s == "#Config" && len(is.elems) == 0 {
+				continue
+			}
+			if n, err := strconv.Atoi(s); err == nil {
+				is.elems = append(is.elems, n)
+			} else {
+				is.elems = append(is.elems, s)
+			}
+		}
+		issues = append(issues, is)
+	}
+	// Group by path, in first-seen order.
+	var order []string
+	groups := map[string][]cueIssue{}
+	for _, is := range issues {
+		k := pathString(is.elems)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], is)
+	}
+	var out Errors
+	for _, k := range order {
+		if e := merge(file, pos, groups[k]); e != nil {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		// Nothing but noise was left: fall back to CUE's own first message.
+		all := cueerrors.Errors(err)
+		e := &Error{File: file, Line: 1, Col: 1, Msg: err.Error()}
+		if len(all) > 0 {
+			e.Msg = all[0].Error()
+			for _, p := range all[0].InputPositions() {
+				if p.Filename() == file {
+					e.Line, e.Col = p.Line(), p.Column()
+					break
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+const (
+	fmtNotAllowed = "field not allowed"
+	fmtRequired   = "field is required but not present"
+	fmtConflict   = "conflicting values %s and %s"
+	fmtConflictT  = "conflicting values %s and %s (mismatched types %s and %s)"
+	fmtBound      = "invalid value %v (out of bound %s)"
+	fmtNotSatisfy = "invalid value %s (does not satisfy %s)"
+	fmtListLen    = "incompatible list lengths (%d and %d)"
+)
+
+// merge reduces the issues at one path to one Error, or nil when they are
+// all noise from default branches.
+func merge(file string, pos positions, issues []cueIssue) *Error {
+	real := false
+	for _, is := range issues {
+		if !is.fromDefault {
+			real = true
+		}
+	}
+	if !real {
+		return nil
+	}
+	at := func(is cueIssue, msg string) *Error {
+		if is.pos.IsValid() {
+			is.elems = refine(pos, is.elems, is.pos)
+			return &Error{File: file, Line: is.pos.Line(), Col: is.pos.Column(), Path: pathString(is.elems), Msg: msg}
+		}
+		return pos.at(is.elems, msg)
+	}
+	// The most specific complaint wins.
+	for _, is := range issues {
+		if is.fromDefault {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(is.format, fmtNotAllowed) && len(is.elems) > 0:
+			name := fmt.Sprint(is.elems[len(is.elems)-1])
+			msg := fmt.Sprintf("unknown field %q", name)
+			if s := matchers.Suggest(name, siblings(is.elems)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return at(is, msg)
+		case strings.HasSuffix(is.format, fmtRequired) && len(is.elems) > 0:
+			name := fmt.Sprint(is.elems[len(is.elems)-1])
+			parent := is.elems[:len(is.elems)-1]
+			return pos.at(parent, fmt.Sprintf("missing field %q", name))
+		case is.format == fmtNotSatisfy && len(is.args) == 2 && is.args[1] == "matchN":
+			msg := "want exactly one of the alternatives"
+			switch pathString(is.elems) {
+			case "server":
+				msg = "want exactly one of builtin, command, url"
+			case "backend":
+				msg = "want exactly one of ollama, replay"
+			}
+			return at(is, msg)
+		case is.format == fmtBound && len(is.args) == 2:
+			if strings.Contains(is.args[1], "(ns|us|") {
+				return at(is, fmt.Sprintf("want a duration such as \"90s\" or \"2m\", got %s", is.args[0]))
+			}
+			return at(is, fmt.Sprintf("want %s, got %s", is.args[1], is.args[0]))
+		case is.format == fmtListLen && len(is.args) == 2:
+			return at(is, fmt.Sprintf("want at least %s element(s), got %s", is.args[1], is.args[0]))
+		}
+	}
+	// Conflicts: what each alternative wanted, against the user's value.
+	var wants []string
+	var got string
+	var where *cueIssue
+	for i, is := range issues {
+		if is.format != fmtConflict && is.format != fmtConflictT || len(is.args) < 2 {
+			continue
+		}
+		if where == nil || !where.pos.IsValid() && is.pos.IsValid() {
+			where = &issues[i]
+		}
+		user := userText(pos, is.elems)
+		w, g, wi := is.args[1], is.args[0], 1
+		if user != "" && user == is.args[1] {
+			w, g, wi = is.args[0], is.args[1], 0
+		}
+		if is.format == fmtConflictT && len(is.args) == 4 {
+			w = is.args[2+wi]
+		}
+		got = g
+		if !slices.Contains(wants, w) {
+			wants = append(wants, w)
+		}
+	}
+	if where != nil {
+		w := wants[0]
+		if len(wants) > 1 {
+			w = "one of " + strings.Join(wants, ", ")
+		}
+		return at(*where, fmt.Sprintf("want %s, got %s", w, got))
+	}
+	for _, is := range issues {
+		if !is.fromDefault {
+			return at(is, is.msg)
+		}
+	}
+	return nil
+}
+
+func (e *Error) withPath(p string) *Error { e.Path = p; return e }
+
+// refine extends elems to the list element of the user's value that sits
+// at p, when CUE reported an element's error at the list.
+func refine(pos positions, elems []any, p token.Pos) []any {
+	v := pos.v.LookupPath(cuePath(elems))
+	if v.Kind() != cue.ListKind {
+		return elems
+	}
+	it, err := v.List()
+	if err != nil {
+		return elems
+	}
+	for i := 0; it.Next(); i++ {
+		if ep := it.Value().Pos(); ep.Filename() == p.Filename() && ep.Offset() == p.Offset() {
+			return append(append([]any{}, elems...), i)
+		}
+	}
+	return elems
+}
+
+// userText renders the user's value at elems as CUE text, or "".
+func userText(pos positions, elems []any) string {
+	v := pos.v.LookupPath(cuePath(elems))
+	if !v.Exists() {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// siblings returns the field names the schema allows next to elems.
+func siblings(elems []any) []string {
+	s := compiled.config
+	for _, e := range elems[:len(elems)-1] {
+		switch e := e.(type) {
+		case int:
+			s = s.LookupPath(cue.MakePath(cue.AnyIndex))
+			if !s.Exists() {
+				return allLabels()
+			}
+			_ = e
+		case string:
+			s = s.LookupPath(cue.MakePath(cue.Str(e).Optional()))
+			if !s.Exists() {
+				s = compiled.config
+				return allLabels()
+			}
+		}
+		// A disjunction with a default (seeds: *[1] | [...]) hides its
+		// alternatives; take the last one, the general shape.
+		if op, args := s.Expr(); op == cue.OrOp && len(args) > 0 {
+			s = args[len(args)-1]
+		}
+	}
+	var names []string
+	it, err := s.Fields(cue.Optional(true))
+	if err != nil {
+		return allLabels()
+	}
+	for it.Next() {
+		names = append(names, it.Selector().Unquoted())
+	}
+	if len(names) == 0 {
+		return allLabels()
+	}
+	return names
+}
+
+// allLabels returns every regular field name of the schema.
+func allLabels() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*"?([a-z_$]+)"?[?!]?:`).FindAllSubmatch(source, -1) {
+		n := string(m[1])
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// checkConfig checks what the CUE schema cannot express.
+func checkConfig(file string, c *Config, pos positions) Errors {
+	var errs Errors
+	add := func(elems []any, format string, args ...any) {
+		errs = append(errs, pos.at(elems, fmt.Sprintf(format, args...)))
+	}
+	if c.Server.Env != nil && c.Server.Command == nil {
+		add([]any{"server", "env"}, "env applies to command servers only")
+	}
+	if c.Server.Headers != nil && c.Server.URL == "" {
+		add([]any{"server", "headers"}, "headers apply to url servers only")
+	}
+	if b := c.Server.Builtin; b != nil {
+		for i, f := range b.Catalogs {
+			if _, err := os.Stat(f); err != nil {
+				add([]any{"server", "builtin", "catalogs", i}, "catalog %s: %s", f, errMsg(err))
+			}
+		}
+	}
+	for i, pat := range c.Cases {
+		files, err := Glob(pat)
+		switch {
+		case err != nil:
+			add([]any{"cases", i}, "bad pattern %q: %v", pat, err)
+		case len(files) == 0:
+			add([]any{"cases", i}, "pattern %q matches no file", pat)
+		}
+	}
+	dupes := func(axis string, vals []string) {
+		seen := map[string]bool{}
+		for i, v := range vals {
+			if seen[v] {
+				add([]any{"matrix", axis, i}, "duplicate value %q", v)
+			}
+			seen[v] = true
+		}
+	}
+	dupes("models", c.Matrix.Models)
+	dupes("confirm", c.Matrix.Confirm)
+	dupes("descriptions", c.Matrix.Descriptions)
+	var toolNames []string
+	for i, t := range c.Matrix.Tools {
+		toolNames = append(toolNames, t.Name)
+		el := []any{"matrix", "tools", i}
+		switch {
+		case t.Count > 0 && t.Include != nil:
+			add(el, "count and include are exclusive")
+		case t.Count == 0 && t.Include == nil && t.Name != "needed" && t.Name != "all":
+			add(append(el, "name"), "want \"needed\" or \"all\" for a subset without count or include, got %q", t.Name)
+		}
+	}
+	dupes("tools", toolNames)
+	seeds := map[int]bool{}
+	for i, s := range c.Matrix.Seeds {
+		if seeds[s] {
+			add([]any{"matrix", "seeds", i}, "duplicate value %d", s)
+		}
+		seeds[s] = true
+	}
+	for name, f := range c.DescriptionSets {
+		if _, err := os.Stat(f); err != nil {
+			add([]any{"description_sets", name}, "description set %s: %s", f, errMsg(err))
+		}
+	}
+	for i, d := range c.Matrix.Descriptions {
+		if d == "default" {
+			continue
+		}
+		if _, ok := c.DescriptionSets[d]; ok {
+			continue // checked above
+		}
+		f := DescriptionFile(c, d)
+		if _, err := os.Stat(f); err != nil {
+			add([]any{"matrix", "descriptions", i}, "description set %q: no description_sets entry and no file %s", d, f)
+		}
+	}
+	// Durations: CUE checks the shape; Go must be able to parse them.
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"run_timeout", c.Limits.RunTimeout}, {"call_timeout", c.Limits.CallTimeout}} {
+		if d.v.Duration < 0 {
+			add([]any{"limits", d.name}, "want a duration >= 0")
+		}
+	}
+	if o := c.Backend.Ollama; o != nil && o.KeepAlive != "" {
+		if _, err := time.ParseDuration(o.KeepAlive); err != nil {
+			add([]any{"backend", "ollama", "keep_alive"}, "%v", err)
+		}
+	}
+	return errs
+}
+
+// DescriptionFile returns the file of description set name: its
+// description_sets entry, or fixtures/descriptions/<name>.yaml. It returns
+// "" for "default", the server's own descriptions.
+func DescriptionFile(c *Config, name string) string {
+	if name == "default" {
+		return ""
+	}
+	if f, ok := c.DescriptionSets[name]; ok {
+		return f
+	}
+	return filepath.Join("fixtures", "descriptions", name+".yaml")
+}

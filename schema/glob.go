@@ -1,0 +1,94 @@
+package schema
+
+import (
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Glob returns the regular files matching pattern, sorted. The pattern
+// uses path.Match syntax per path segment, with forward slashes, plus
+// "**" as a whole segment matching zero or more directories
+// ("cases/**/*.yaml" matches cases/a.yaml and cases/x/y/b.yaml). A
+// relative pattern resolves against the working directory.
+func Glob(pattern string) ([]string, error) {
+	pattern = filepath.ToSlash(pattern)
+	if _, err := path.Match(strings.ReplaceAll(pattern, "**", "*"), ""); err != nil {
+		return nil, err
+	}
+	segs := strings.Split(pattern, "/")
+	// The longest prefix without metacharacters is the directory to walk.
+	root := 0
+	for root < len(segs)-1 && !hasMeta(segs[root]) {
+		root++
+	}
+	base := strings.Join(segs[:root], "/")
+	if base == "" && strings.HasPrefix(pattern, "/") {
+		base = "/"
+	}
+	rest := segs[root:]
+	if !hasMeta(strings.Join(rest, "/")) {
+		// No metacharacters: the pattern names one file.
+		fi, err := fs.Stat(osFS{}, pattern)
+		if err != nil || fi.IsDir() {
+			return nil, nil
+		}
+		return []string{filepath.FromSlash(pattern)}, nil
+	}
+	walkRoot := base
+	if walkRoot == "" {
+		walkRoot = "."
+	}
+	var out []string
+	err := filepath.WalkDir(filepath.FromSlash(walkRoot), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == filepath.FromSlash(walkRoot) {
+				return fs.SkipAll // a missing root matches nothing
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != filepath.FromSlash(walkRoot) && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel := filepath.ToSlash(p)
+		if base != "" {
+			rel = strings.TrimPrefix(strings.TrimPrefix(rel, strings.TrimSuffix(base, "/")), "/")
+		}
+		if matchSegs(rest, strings.Split(rel, "/")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// matchSegs matches path segments against pattern segments, "**"
+// matching any number of segments.
+func matchSegs(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(segs); i++ {
+				if matchSegs(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
