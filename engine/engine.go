@@ -24,6 +24,7 @@ import (
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -65,8 +66,8 @@ type Options struct {
 
 	// Backend replaces the config's backend (tests, benchmarks).
 	Backend backend.Backend
-	// Builtin builds the bundled MCP server for server: builtin; nil
-	// means the default registered with SetBuiltin.
+	// Builtin builds the MCP server for server: builtin; nil means
+	// Bundled, the bundled server.
 	Builtin func(schema.Builtin) (*server.MCPServer, error)
 	// Backoff is the delay before retry attempt n (1-based); nil means
 	// exponential from 200ms, capped at 10s, with full jitter.
@@ -91,11 +92,16 @@ type Result struct {
 // Remaining is the number of planned runs without a record.
 func (r *Result) Remaining() int64 { return r.Planned - r.Skipped - r.Ran }
 
-var defaultBuiltin func(schema.Builtin) (*server.MCPServer, error)
-
-// SetBuiltin registers the constructor of the bundled MCP server, used
-// when Options.Builtin is nil. (The command registers mcpserver's.)
-func SetBuiltin(f func(schema.Builtin) (*server.MCPServer, error)) { defaultBuiltin = f }
+// Bundled builds the bundled MCP server (package mcpserver) for a config's
+// server: builtin. One server serves a whole job; each run connects with
+// its own session, hence its own sandbox.
+func Bundled(b schema.Builtin) (*server.MCPServer, error) {
+	s, err := mcpserver.New(mcpserver.Options{Corpus: b.Corpus, Catalogs: b.Catalogs})
+	if err != nil {
+		return nil, err
+	}
+	return s.MCPServer(), nil
+}
 
 // Loaded is a config with its cases, compiled expectations and plan.
 type Loaded struct {
@@ -177,6 +183,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		l    *Loaded
 		meta *results.Meta
 		err  error
+		// beginning marks the start of the first run, after which a new
+		// result directory is kept whatever happens.
+		beginning = func() {}
 	)
 	if opts.ResumeDir != "" {
 		if meta, err = results.ReadMeta(opts.ResumeDir); err != nil {
@@ -247,21 +256,39 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 
-	// The result directory: new, or the one being resumed.
+	if meta != nil && meta.Backend != nil && info != nil {
+		for m, d := range meta.Backend.Digests {
+			if nd, ok := info.Digests[m]; ok && nd != d {
+				return nil, fmt.Errorf("cannot resume %s: model %s is not the one the job started with (digest %.12s, now %.12s); start a new run", opts.ResumeDir, m, d, nd)
+			}
+		}
+	}
+
+	// The result directory: new, or the one being resumed. A new one is
+	// removed again if the job fails before its first run, unless the
+	// server's stderr log says something worth reading.
 	dir := opts.ResumeDir
-	if dir == "" && opts.OutDir != "" {
-		dir = opts.OutDir
-		if err := results.CreateAt(dir); err != nil {
+	if dir == "" {
+		if opts.OutDir != "" {
+			dir = opts.OutDir
+			err = results.CreateAt(dir)
+		} else {
+			out := cfg.Output
+			if out == "" {
+				out = "results"
+			}
+			dir, err = results.Create(out, cfg.Name, now())
+		}
+		if err != nil {
 			return nil, err
 		}
-	} else if dir == "" {
-		out := cfg.Output
-		if out == "" {
-			out = "results"
-		}
-		if dir, err = results.Create(out, cfg.Name, now()); err != nil {
-			return nil, err
-		}
+		began := false
+		defer func() {
+			if !began {
+				removeUnused(dir)
+			}
+		}()
+		beginning = func() { began = true }
 	}
 
 	// The MCP server. A command server's stderr goes to the result dir.
@@ -269,10 +296,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if cfg.Server.Builtin != nil {
 		mk := opts.Builtin
 		if mk == nil {
-			mk = defaultBuiltin
-		}
-		if mk == nil {
-			return nil, errors.New("engine: no builtin MCP server registered (engine.SetBuiltin)")
+			mk = Bundled
 		}
 		if sopts.Builtin, err = mk(*cfg.Server.Builtin); err != nil {
 			return nil, fmt.Errorf("starting the builtin MCP server: %w", err)
@@ -299,7 +323,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if done, bad, err = results.Compact(dir); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", dir, err)
 		}
-		_ = bad // unreadable lines are runs to redo; nothing else to say
+		if bad > 0 && opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "resume: dropped %d unreadable lines of %s (a crash mid-write); those runs run again\n", bad, results.RunsFile)
+		}
 		if info != nil {
 			meta.Backend = info
 		}
@@ -338,8 +364,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.Skipped = res.Planned - todo
 	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "%s: %d runs to do", cfg.Name, todo)
+		if res.Skipped > 0 {
+			fmt.Fprintf(opts.Progress, " (%d of %d already done)", res.Skipped, res.Planned)
+		}
+		fmt.Fprintf(opts.Progress, " on %d workers, results in %s\n", workers, dir)
 		j.meter = progress.New(opts.Progress, todo, progress.Options{TTY: opts.ProgressTTY, Now: now})
 	}
+	beginning()
 	j.schedule(ctx, opts.Stop, workers, done)
 	if j.meter != nil {
 		j.meter.Finish()
@@ -356,6 +388,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.Interrupted = true
 	}
 	return res, nil
+}
+
+// removeUnused removes a result directory that no run wrote to, keeping it
+// when a command server's stderr log holds something.
+func removeUnused(dir string) {
+	if fi, err := os.Stat(filepath.Join(dir, results.StderrFile)); err == nil && fi.Size() > 0 {
+		return
+	}
+	os.RemoveAll(dir)
 }
 
 func sameCases(want map[string]string, cases []*schema.Case) error {

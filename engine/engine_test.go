@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/replay"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/results"
 	"github.com/toolward/toolward/schema"
@@ -394,5 +395,118 @@ func TestFiltersShardsAndMissingTool(t *testing.T) {
 	recs := readRuns(t, res.Dir)
 	if len(recs) != 16 || recs[0].Outcome != "error" || recs[0].Attempts != 1 || !strings.Contains(recs[0].Error.Message, `"teleport"`) {
 		t.Fatalf("ghost: %d records, first %+v", len(recs), recs[0])
+	}
+}
+
+// TestRecordThenReplay records a job's model replies as cassettes and
+// replays them: every run gets the same outcome, without the model.
+func TestRecordThenReplay(t *testing.T) {
+	setup(t)
+	res, err := Run(context.Background(), Options{
+		ConfigPath: "e2e.cue", Backend: &scripted{}, Builtin: testServer, Backoff: noBackoff,
+		Filters: []string{"case=add", "case=wipe", "case=wrong", "case=flaky"}, RecordDir: "recorded",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := replay.New("recorded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res2, err := Run(context.Background(), Options{
+		ConfigPath: "e2e.cue", Backend: rep, Builtin: testServer, Backoff: noBackoff,
+		Filters: []string{"case=add", "case=wipe", "case=wrong", "case=flaky"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, r := range readRuns(t, res.Dir) {
+		want[r.ID] = r.Outcome + " " + r.Trace.Answer
+	}
+	got := readRuns(t, res2.Dir)
+	if len(got) != len(want) || len(got) != 64 {
+		t.Fatalf("%d replayed runs, %d recorded", len(got), len(want))
+	}
+	for _, r := range got {
+		if g := r.Outcome + " " + r.Trace.Answer; g != want[r.ID] {
+			t.Errorf("%s %s: replayed %q, recorded %q", r.Case, r.ID, g, want[r.ID])
+		}
+	}
+}
+
+func TestServerFailureLeavesNoDirectory(t *testing.T) {
+	setup(t)
+	broken := func(schema.Builtin) (*server.MCPServer, error) { return nil, errors.New("corpus missing") }
+	_, err := Run(context.Background(), Options{ConfigPath: "e2e.cue", Backend: &scripted{}, Builtin: broken})
+	if err == nil || !strings.Contains(err.Error(), "corpus missing") {
+		t.Fatalf("err = %v", err)
+	}
+	ents, _ := os.ReadDir("results/e2e")
+	if len(ents) != 0 {
+		t.Fatalf("result directory left behind: %v", ents)
+	}
+}
+
+// capture answers at once and keeps the tools each cell was offered.
+type capture struct {
+	mu    sync.Mutex
+	tools map[string][]backend.Tool // descriptions set -> tools
+}
+
+func (c *capture) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
+	c.mu.Lock()
+	c.tools[req.Key.Cell["descriptions"]] = req.Tools
+	c.mu.Unlock()
+	return &backend.Response{Message: backend.Message{Content: "5"}}, nil
+}
+
+func TestDescriptionSetsReachTheModel(t *testing.T) {
+	setup(t)
+	os.WriteFile("short.yaml", []byte("add: Adds.\n"), 0o644)
+	os.WriteFile("desc.cue", []byte(`
+name: "desc"
+cases: ["cases/*.yaml"]
+filter: ["case=add"]
+server: builtin: {}
+backend: replay: "cassettes"
+description_sets: short: "short.yaml"
+matrix: {models: ["m"], descriptions: ["default", "short"], tools: [{name: "all", order: "given"}]}
+`), 0o644)
+	c := &capture{tools: map[string][]backend.Tool{}}
+	if _, err := Run(context.Background(), Options{ConfigPath: "desc.cue", Backend: c, Builtin: describedServer}); err != nil {
+		t.Fatal(err)
+	}
+	def, short := c.tools["default"], c.tools["short"]
+	if len(def) != 2 || len(short) != 2 || def[0].Name != "add" || short[0].Name != "add" {
+		t.Fatalf("tools: default %+v, short %+v", def, short)
+	}
+	if def[0].Description != "Adds two numbers a and b." || short[0].Description != "Adds." {
+		t.Errorf("add described as %q (default) and %q (short)", def[0].Description, short[0].Description)
+	}
+	if short[1].Description != def[1].Description || !strings.Contains(string(def[0].InputSchema), `"a"`) {
+		t.Errorf("wipe: %q vs %q; schema %s", short[1].Description, def[1].Description, def[0].InputSchema)
+	}
+}
+
+func describedServer(schema.Builtin) (*server.MCPServer, error) {
+	s, _ := testServer(schema.Builtin{})
+	s.AddTool(mcp.NewTool("add", mcp.WithDescription("Adds two numbers a and b."), mcp.WithNumber("a"), mcp.WithNumber("b"), mcp.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("5"), nil
+		})
+	return s, nil
+}
+
+func TestStopBeforeStartRunsNothing(t *testing.T) {
+	setup(t)
+	stop := make(chan struct{})
+	close(stop)
+	res, err := Run(context.Background(), Options{ConfigPath: "e2e.cue", Backend: &scripted{}, Builtin: testServer, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran != 0 || !res.Interrupted || res.Remaining() != 80 {
+		t.Fatalf("result %+v", res)
 	}
 }

@@ -66,6 +66,12 @@ feed:
 		if done[r.ID] {
 			continue
 		}
+		// Stop wins over a ready worker (select picks at random).
+		select {
+		case <-stop:
+			break feed
+		default:
+		}
 		select {
 		case runs <- r:
 		case <-stop:
@@ -128,13 +134,13 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 	for attempt := 1; ; attempt++ {
 		rec.Attempts = attempt
 		out, err := j.attempt(ctx, in)
-		if ctx.Err() != nil {
-			return // aborted: lost in flight, run again on resume
-		}
 		if err == nil {
 			rec.Trace, rec.Tokens = out.Trace, out.Tokens
 			j.score(rec, out)
 			break
+		}
+		if ctx.Err() != nil {
+			return // aborted: lost in flight, run again on resume
 		}
 		ie, retry := classify(err)
 		if !retry || attempt >= maxAttempts {

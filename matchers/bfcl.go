@@ -79,3 +79,26 @@ func bfclValue(v any) any {
 	}
 	return v
 }
+
+// FromBFCLGroundTruth returns an `expect:` mapping for a BFCL
+// ground_truth: a list of calls, each {function name: possible answer}.
+// Several calls (BFCL's parallel and multiple categories) may come in any
+// order, so they are unordered; strict_args is set as for FromBFCLCall.
+func FromBFCLGroundTruth(gt []map[string]map[string][]any) map[string]any {
+	calls := make([]any, 0, len(gt))
+	for _, c := range gt {
+		names := make([]string, 0, len(c))
+		for name := range c {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			calls = append(calls, map[string]any{"tool": name, "args": FromBFCL(c[name])})
+		}
+	}
+	e := map[string]any{"calls": calls, "strict_args": true}
+	if len(calls) > 1 {
+		e["order"] = OrderUnordered
+	}
+	return e
+}

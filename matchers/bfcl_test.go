@@ -70,3 +70,37 @@ func TestFromBFCL(t *testing.T) {
 		})
 	}
 }
+
+func TestFromBFCLGroundTruth(t *testing.T) {
+	// The shape of a BFCL parallel-category answer line's ground_truth.
+	const gt = `[
+	  {"spotify.play": {"artist": ["Taylor Swift"], "duration": [20, ""]}},
+	  {"spotify.play": {"artist": ["Maroon 5"], "duration": [15]}}
+	]`
+	var calls []map[string]map[string][]any
+	if err := json.Unmarshal([]byte(gt), &calls); err != nil {
+		t.Fatal(err)
+	}
+	e, err := CompileExpect(FromBFCLGroundTruth(calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := Trace{Calls: []Call{
+		call("spotify.play", `{"artist": "Maroon 5", "duration": 15}`),
+		call("spotify.play", `{"artist": "Taylor Swift"}`),
+	}}
+	if v := e.Score(ok, Cell{}); !v.Pass {
+		t.Errorf("rejected: %v", v.Reasons)
+	}
+	bad := Trace{Calls: []Call{
+		call("spotify.play", `{"artist": "Maroon 5", "duration": 15}`),
+		call("spotify.play", `{"artist": "Taylor Swift", "duration": 20, "shuffle": true}`),
+	}}
+	v := e.Score(bad, Cell{})
+	if v.Pass || codes(v) != "wrong_args" {
+		t.Fatalf("got %+v", v)
+	}
+	if want := `calls[1].args.shuffle: unexpected argument (strict_args), got true (expect.calls[0], closest of 2 spotify.play calls)`; v.Reasons[0].Detail != want {
+		t.Errorf("detail %q", v.Reasons[0].Detail)
+	}
+}

@@ -53,7 +53,9 @@
 // temperature, tools, confirm, descriptions; a string/number or a list of
 // them, any of which selects) and overrides (calls, order, strict_args,
 // forbid, max_calls, no_calls, answer). Every entry whose selectors all
-// match the run's Cell applies, in order; later entries win. A Cell field
+// match the run's Cell applies, in order; later entries win. An entry that
+// sets no_calls: true without calls drops the inherited calls, and one
+// that sets calls without no_calls lifts an inherited no_calls. A Cell field
 // left at its zero value only satisfies entries that do not name it
 // (temperature 0 is a real temperature and matches temperature: 0).
 //
@@ -78,7 +80,10 @@
 //	{p: [[1, 2]]}     -> p: [1, 2]                              (lists are literal, in order)
 //
 // together with strict_args: true, because BFCL rejects parameters its
-// answer does not list. Differences from BFCL's checker: strings compare
+// answer does not list. FromBFCLCall wraps one call into an `expect:`
+// mapping, FromBFCLGroundTruth a whole ground_truth list (several calls
+// become order: unordered, as BFCL's parallel categories accept any
+// order). Differences from BFCL's checker: strings compare
 // exactly, whereas BFCL lowercases and strips some punctuation before
 // comparing; use $regex where that matters.
 package matchers

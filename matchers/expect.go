@@ -354,6 +354,9 @@ func compileWhen(p path, m map[string]any) (whenEntry, error) {
 	if len(w.set) == 0 {
 		return w, compileErr(p, nil, "a when entry needs at least one override (%s)", strings.Join(WhenOverrides, ", "))
 	}
+	if len(w.patch.calls) > 0 && w.patch.noCalls {
+		return w, compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls")
+	}
 	return w, nil
 }
 
@@ -383,6 +386,14 @@ func (e *Expectation) effective(c Cell) rules {
 			case "answer":
 				r.answer = w.patch.answer
 			}
+		}
+		// no_calls and calls contradict each other: the one the entry
+		// sets wins over the other's inherited value.
+		if w.set["no_calls"] && w.patch.noCalls && !w.set["calls"] {
+			r.calls = nil
+		}
+		if w.set["calls"] && len(w.patch.calls) > 0 && !w.set["no_calls"] {
+			r.noCalls = false
 		}
 	}
 	return r

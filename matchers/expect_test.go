@@ -165,6 +165,18 @@ when:
 answer: base
 when:
   - {tools: needed, answer: other}`, Trace{Answer: "base"}, Cell{}, "", ""},
+		{"when no_calls clears base calls", `
+calls: [{tool: f}]
+when:
+  - {confirm: deny, no_calls: true}`, Trace{Answer: "ok"}, Cell{Confirm: "deny"}, "", ""},
+		{"when no_calls clears base calls, fails on a call", `
+calls: [{tool: f}]
+when:
+  - {confirm: deny, no_calls: true}`, Trace{Calls: []Call{call("f", `{}`)}}, Cell{Confirm: "deny"}, "unexpected_call", ""},
+		{"when calls lift base no_calls", `
+no_calls: true
+when:
+  - {tools: all, calls: [{tool: f}]}`, Trace{Calls: []Call{call("f", `{}`)}}, Cell{Tools: "all"}, "", ""},
 		{"when replaces calls", `
 calls: [{tool: delete_employee}]
 when:
@@ -218,6 +230,8 @@ func TestCompileExpectErrors(t *testing.T) {
 		{`{when: [{confirm: deny, answer: {$nto: x}}]}`, `expect.when[0].answer`, `unknown matcher "$nto" (did you mean "$not"?)`},
 		{`{when: [{temperature: hot, answer: x}]}`, `expect.when[0].temperature`, `want a number or a list of numbers, got "hot"`},
 		{`{when: {confirm: deny}}`, `expect.when`, `want a list of overrides, got object`},
+		{`{when: [{confirm: deny, calls: [{tool: f}], no_calls: true}]}`, `expect.when[0].no_calls`, `no_calls: true contradicts the expected calls`},
+		{`{when: [{confirm: maybe, answer: x}]}`, `expect.when[0].confirm`, `want one of auto, approve, deny, got "maybe"`},
 	}
 	for _, tt := range tests {
 		raw := y(t, tt.expect).(map[string]any)

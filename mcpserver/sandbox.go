@@ -63,20 +63,25 @@ func (sb *sandbox) close() {
 }
 
 // sandbox returns the calling session's sandbox and a release function.
-// A call without a session (e.g. a stateless transport) gets a throwaway
-// sandbox that release discards.
+// Sandboxes exist from a session's registration to its unregistration
+// (see the hooks in New). A call outside a registered session (a
+// stateless transport such as streamable HTTP on protocol 2026-07-28,
+// where every request is its own session, or a call racing its session's
+// end) gets a throwaway sandbox that release discards.
 func (s *Server) sandbox(ctx context.Context) (*sandbox, func()) {
-	session := server.ClientSessionFromContext(ctx)
-	if session == nil || session.SessionID() == "" {
-		sb := &sandbox{tmpl: s.db}
-		return sb, sb.close
+	if session := server.ClientSessionFromContext(ctx); session != nil {
+		if v, ok := s.sandboxes.Load(session.SessionID()); ok {
+			return v.(*sandbox), func() {}
+		}
 	}
-	id := session.SessionID()
-	if v, ok := s.sandboxes.Load(id); ok {
-		return v.(*sandbox), func() {}
+	sb := &sandbox{tmpl: s.db}
+	return sb, sb.close
+}
+
+func (s *Server) addSandbox(id string) {
+	if id != "" {
+		s.sandboxes.LoadOrStore(id, &sandbox{tmpl: s.db})
 	}
-	v, _ := s.sandboxes.LoadOrStore(id, &sandbox{tmpl: s.db})
-	return v.(*sandbox), func() {}
 }
 
 func (s *Server) dropSandbox(id string) {

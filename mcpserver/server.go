@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"sort"
 	"strings"
 	"sync"
 
@@ -136,15 +135,19 @@ func New(opts Options) (*Server, error) {
 	}
 
 	hooks := &server.Hooks{}
+	hooks.AddOnRegisterSession(func(ctx context.Context, session server.ClientSession) {
+		s.addSandbox(session.SessionID())
+	})
 	hooks.AddOnUnregisterSession(func(ctx context.Context, session server.ClientSession) {
 		s.dropSandbox(session.SessionID())
 	})
-	s.mcp = server.NewMCPServer("toolward", Version,
+	serverOpts := append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithHooks(hooks),
 		server.WithInstructions("toolward's bundled test server: arithmetic, a document search, a read-only company database, answer grading, eval lookups and sandboxed side-effect tools, plus distractor tools from other domains. Every session works on its own copy of the data."),
-	)
+	}, extraServerOptions...)
+	s.mcp = server.NewMCPServer("toolward", Version, serverOpts...)
 	tools := make([]server.ServerTool, 0, len(s.defs))
 	for _, d := range s.defs {
 		h := handlers[d.Name]
@@ -156,6 +159,10 @@ func New(opts Options) (*Server, error) {
 	s.mcp.AddTools(tools...)
 	return s, nil
 }
+
+// extraServerOptions are added to every MCP server New builds; tests use
+// it to turn on mcp-go's output-schema validation.
+var extraServerOptions []server.ServerOption
 
 func anyMap(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
@@ -315,8 +322,15 @@ func (s *Server) Tools() []mcp.Tool {
 type toolFunc func(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error)
 
 // wrap validates arguments and finds the session's sandbox before calling
-// the tool. Invalid arguments are returned as a Go error, which mcp-go
-// sends as a JSON-RPC error.
+// the tool.
+//
+// Arguments that do not fit the input schema are answered with an isError
+// result naming the problem, so the model can correct its call. That is
+// what MCP 2025-11-25 specifies for input validation errors (SEP-1303),
+// and the only choice mcp-go leaves a handler besides -32603 Internal
+// error, which clients rightly read as a server failure: mcp-go answers
+// every handler error with -32603 and offers no way to answer -32602
+// Invalid params. Unknown tools remain -32602 JSON-RPC errors.
 func (s *Server) wrap(d *ToolDef, fn toolFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := map[string]any{}
@@ -327,29 +341,27 @@ func (s *Server) wrap(d *ToolDef, fn toolFunc) server.ToolHandlerFunc {
 				args[k] = v
 			}
 		default:
-			return nil, &ArgumentError{Tool: d.Name, Err: errors.New("arguments must be a JSON object")}
+			return invalidArgs(d.Name, errors.New("arguments must be a JSON object")), nil
 		}
 		if err := checkArgs(d.InputSchema, args); err != nil {
-			return nil, &ArgumentError{Tool: d.Name, Err: err}
+			return invalidArgs(d.Name, err), nil
 		}
 		sb, release := s.sandbox(ctx)
 		defer release()
-		return fn(ctx, sb, args)
+		return fn(context.WithValue(ctx, requestKey{}, &req), sb, args)
 	}
 }
 
-// ArgumentError is a call whose arguments do not fit the tool's input
-// schema; clients receive it as a JSON-RPC error.
-type ArgumentError struct {
-	Tool string
-	Err  error
-}
+// requestKey carries the *mcp.CallToolRequest being served.
+type requestKey struct{}
 
-func (e *ArgumentError) Error() string {
-	return fmt.Sprintf("invalid arguments for tool %s: %v", e.Tool, e.Err)
-}
+// InvalidArgumentsPrefix starts the text of every result that rejects a
+// call's arguments.
+const InvalidArgumentsPrefix = "invalid arguments for tool "
 
-func (e *ArgumentError) Unwrap() error { return e.Err }
+func invalidArgs(tool string, err error) *mcp.CallToolResult {
+	return mcp.NewToolResultError(InvalidArgumentsPrefix + tool + ": " + err.Error())
+}
 
 // templateHandler answers a catalog tool with its result template.
 func (s *Server) templateHandler(d *ToolDef) toolFunc {
@@ -360,14 +372,4 @@ func (s *Server) templateHandler(d *ToolDef) toolFunc {
 		}
 		return mcp.NewToolResultText(text), nil
 	}
-}
-
-// names sorts a set.
-func names(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

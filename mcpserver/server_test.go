@@ -4,13 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
+
+func TestMain(m *testing.M) {
+	// Every structured result the tests see is checked against its
+	// tool's output schema.
+	extraServerOptions = []server.ServerOption{server.WithOutputSchemaValidation()}
+	os.Exit(m.Run())
+}
 
 var (
 	srvOnce sync.Once
@@ -31,6 +40,12 @@ func shared(t testing.TB) *Server {
 // connect starts an initialized in-process client session.
 func connect(t testing.TB, s *Server, opts ...client.ClientOption) *client.Client {
 	t.Helper()
+	return connectVersion(t, s, mcp.LATEST_PROTOCOL_VERSION, opts...)
+}
+
+// connectVersion is connect with a chosen protocol version.
+func connectVersion(t testing.TB, s *Server, version string, opts ...client.ClientOption) *client.Client {
+	t.Helper()
 	c, err := client.NewInProcessClientWithOptions(s.MCPServer(), opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +55,7 @@ func connect(t testing.TB, s *Server, opts ...client.ClientOption) *client.Clien
 		t.Fatal(err)
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)

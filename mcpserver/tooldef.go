@@ -350,10 +350,12 @@ func checkArgs(schema map[string]any, args map[string]any) error {
 	for _, name := range sortedKeys(args) {
 		p, ok := props[name].(map[string]any)
 		if !ok {
-			if ap, _ := schema["additionalProperties"].(bool); ap {
-				continue
+			// As in JSON Schema, undeclared properties are allowed unless
+			// additionalProperties is false.
+			if ap, set := schema["additionalProperties"].(bool); set && !ap {
+				return fmt.Errorf("unknown argument %q (accepted: %s)", name, strings.Join(sortedKeys(props), ", "))
 			}
-			return fmt.Errorf("unknown argument %q (accepted: %s)", name, strings.Join(sortedKeys(props), ", "))
+			continue
 		}
 		if err := checkValue(p, args[name], name); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/mail"
 	"strings"
 
@@ -176,32 +177,49 @@ func (s *Server) compareRuns(ctx context.Context, sb *sandbox, args map[string]a
 	return mcp.NewToolResultStructured(res, res.Summary), nil
 }
 
+// confirmKey names the confirmation in a multi round-trip exchange.
+const confirmKey = "confirm"
+
 // confirm asks the user to approve an action through MCP elicitation when
-// the client declared that capability. It returns a non-nil result (an
-// isError result to hand back) when the action must not go ahead.
+// the client declared that capability. It returns nil when the action may
+// go ahead, or the result to hand back instead: an input_required result
+// carrying the elicitation (first round), or an isError result when the
+// user declined or cancelled (second round).
+//
+// The question is asked as a multi round-trip request (SEP-2322): clients
+// on protocol 2026-07-28 answer it and retry the call; for older clients
+// mcp-go sends a server-initiated elicitation/create and re-invokes the
+// handler with the answer. Either way the handler runs again with the
+// answer in the request, so nothing changes before the user agreed.
 func (s *Server) confirm(ctx context.Context, tool, action string) *mcp.CallToolResult {
+	requests := mcp.InputRequests{confirmKey: mcp.NewElicitationInputRequest(mcp.ElicitationParams{
+		Message:         fmt.Sprintf("%s wants to %s. Allow it?", tool, action),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	})}
+	if req, _ := ctx.Value(requestKey{}).(*mcp.CallToolRequest); req != nil {
+		if _, answered := req.Params.InputResponses[confirmKey]; answered {
+			responses := maps.Clone(req.Params.InputResponses)
+			if err := responses.DecodeFor(requests); err != nil || responses[confirmKey].Elicitation == nil {
+				return mcp.NewToolResultError(fmt.Sprintf("%s could not read the user's confirmation (%v); nothing was changed.", tool, err))
+			}
+			switch responses[confirmKey].Elicitation.Action {
+			case mcp.ElicitationResponseActionAccept:
+				return nil
+			case mcp.ElicitationResponseActionCancel:
+				return mcp.NewToolResultError(fmt.Sprintf("The user cancelled the confirmation, so %s did not %s; nothing was changed.", tool, action))
+			default:
+				return mcp.NewToolResultError(fmt.Sprintf("The user declined: %s did not %s; nothing was changed.", tool, action))
+			}
+		}
+	}
 	session := server.ClientSessionFromContext(ctx)
 	ci, ok := session.(server.SessionWithClientInfo)
 	if !ok || ci.GetClientCapabilities().Elicitation == nil {
 		return nil // the client cannot be asked: act directly
 	}
-	res, err := s.mcp.RequestElicitation(ctx, mcp.ElicitationRequest{
-		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params: mcp.ElicitationParams{
-			Message:         fmt.Sprintf("%s wants to %s. Allow it?", tool, action),
-			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-		},
-	})
-	if err != nil {
-		return mcp.NewToolResultError(fmt.Sprintf("%s could not get the user's confirmation (%v); nothing was changed.", tool, err))
-	}
-	switch res.Action {
-	case mcp.ElicitationResponseActionAccept:
-		return nil
-	case mcp.ElicitationResponseActionCancel:
-		return mcp.NewToolResultError(fmt.Sprintf("The user cancelled the confirmation, so %s did not %s; nothing was changed.", tool, action))
-	default:
-		return mcp.NewToolResultError(fmt.Sprintf("The user declined: %s did not %s; nothing was changed.", tool, action))
+	return &mcp.CallToolResult{
+		Result:               mcp.Result{ResultType: mcp.ResultTypeInputRequired},
+		MultiRoundTripResult: mcp.MultiRoundTripResult{InputRequests: requests},
 	}
 }
 

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"gopkg.in/yaml.v3"
 )
 
 func TestListTools(t *testing.T) {
@@ -90,15 +92,19 @@ func inputSchema(t *testing.T, tool mcp.Tool) json.RawMessage {
 
 func TestProtocolErrors(t *testing.T) {
 	c := connect(t, shared(t))
+	// An unknown tool is a JSON-RPC error (-32602).
+	if res, err := rawCall(c, "no_such_tool", nil); err == nil || !errors.Is(err, mcp.ErrInvalidParams) {
+		t.Errorf("unknown tool: err %v, result %v", err, res)
+	}
+	// Arguments that do not fit the schema are isError results the model
+	// can act on.
 	tests := []struct {
 		tool string
 		args map[string]any
 		want string
 	}{
-		{"no_such_tool", nil, "not found"},
 		{"calculate", nil, `missing required argument "expression"`},
 		{"calculate", map[string]any{"expression": 5}, `argument "expression" must be a string`},
-		{"calculate", map[string]any{"expression": "1", "extra": true}, `unknown argument "extra"`},
 		{"search_documents", map[string]any{"query": "x", "top_k": 2.5}, "must be an integer"},
 		{"search_documents", map[string]any{"query": "x", "top_k": 0}, "at least 1"},
 		{"create_ticket", map[string]any{"title": "t", "body": "b", "priority": "critical"}, "must be one of low, medium, high, urgent"},
@@ -109,17 +115,13 @@ func TestProtocolErrors(t *testing.T) {
 		{"get_weather_forecast", map[string]any{}, `missing required argument "city"`},
 	}
 	for _, tt := range tests {
-		res, err := rawCall(c, tt.tool, tt.args)
-		if err == nil {
-			t.Errorf("%s(%v): want JSON-RPC error, got result %q", tt.tool, tt.args, text(res))
-			continue
-		}
-		if !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s(%v): error %q, want %q", tt.tool, tt.args, err, tt.want)
+		res := call(t, c, tt.tool, tt.args)
+		if !res.IsError || !strings.HasPrefix(text(res), InvalidArgumentsPrefix+tt.tool+": ") || !strings.Contains(text(res), tt.want) {
+			t.Errorf("%s(%v): isError %v %q, want %q", tt.tool, tt.args, res.IsError, text(res), tt.want)
 		}
 	}
-	// The session still works afterwards.
-	wantOK(t, call(t, c, "calculate", map[string]any{"expression": "1+1"}))
+	// Undeclared arguments are ignored (the schemas do not forbid them).
+	wantOK(t, call(t, c, "calculate", map[string]any{"expression": "1+1", "precision": 2}))
 }
 
 func TestPanicRecovered(t *testing.T) {
@@ -326,15 +328,20 @@ func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp
 func TestElicitation(t *testing.T) {
 	s := shared(t)
 	for _, tt := range []struct {
-		action mcp.ElicitationResponseAction
-		want   string
+		action  mcp.ElicitationResponseAction
+		want    string
+		version string
 	}{
-		{mcp.ElicitationResponseActionDecline, "The user declined"},
-		{mcp.ElicitationResponseActionCancel, "The user cancelled"},
-		{mcp.ElicitationResponseActionAccept, ""},
+		{mcp.ElicitationResponseActionDecline, "The user declined", mcp.LATEST_PROTOCOL_VERSION},
+		{mcp.ElicitationResponseActionCancel, "The user cancelled", mcp.LATEST_PROTOCOL_VERSION},
+		{mcp.ElicitationResponseActionAccept, "", mcp.LATEST_PROTOCOL_VERSION},
+		// Before 2026-07-28 mcp-go turns the multi round-trip request into a
+		// server-initiated elicitation/create.
+		{mcp.ElicitationResponseActionDecline, "The user declined", mcp.ProtocolVersion20251125},
+		{mcp.ElicitationResponseActionAccept, "", mcp.ProtocolVersion20250618},
 	} {
 		e := &elicitor{action: tt.action}
-		c := connect(t, s, client.WithElicitationHandler(e))
+		c := connectVersion(t, s, tt.version, client.WithElicitationHandler(e))
 		del := call(t, c, "delete_employee", map[string]any{"employee_id": 5})
 		tick := call(t, c, "create_ticket", map[string]any{"title": "t", "body": "b", "priority": "low"})
 		mail := call(t, c, "send_email", map[string]any{"to": "x@example.com", "subject": "s", "body": "b"})
@@ -528,5 +535,40 @@ func TestDescriptionsOverride(t *testing.T) {
 	}
 	if _, err := New(Options{Descriptions: map[string]string{"nope": "x"}}); err == nil {
 		t.Error("override for unknown tool accepted")
+	}
+}
+
+// TestBundledData cross-checks the shared fixtures against the server:
+// every description set names only real or distractor tools, and every
+// distractor answers a call made with sample arguments.
+func TestBundledData(t *testing.T) {
+	s := shared(t)
+	sets, err := filepath.Glob("../fixtures/descriptions/*.yaml")
+	if err != nil || len(sets) == 0 {
+		t.Fatalf("no description sets: %v", err)
+	}
+	for _, p := range sets {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set map[string]string
+		if err := yaml.Unmarshal(b, &set); err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if _, err := New(Options{Descriptions: set}); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	c := connect(t, s)
+	for _, d := range s.defs {
+		if s.real[d.Name] {
+			continue
+		}
+		r := call(t, c, d.Name, sampleArgs(d.InputSchema))
+		if r.IsError || strings.TrimSpace(text(r)) == "" || strings.Contains(text(r), "<no value>") {
+			t.Errorf("distractor %s: isError %v %q", d.Name, r.IsError, text(r))
+		}
 	}
 }

@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +15,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -31,11 +35,102 @@ func (s *Server) ServeStdioLog(ctx context.Context, in io.Reader, out io.Writer,
 	}
 	std := server.NewStdioServer(s.mcp)
 	std.SetErrorLogger(log.New(errLog, "toolward serve: ", 0))
-	err := std.Listen(ctx, in, out)
+	d := &drain{ctx: ctx}
+	d.cond = sync.NewCond(&d.mu)
+	pr, pw := io.Pipe()
+	go d.copyIn(in, pw)
+	err := std.Listen(ctx, pr, &drainWriter{d: d, w: out})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
+}
+
+// drainTimeout bounds how long stdio waits, after its input ends, for the
+// answers to requests already read.
+const drainTimeout = 30 * time.Second
+
+// drain holds back the end of stdio input until every request read so
+// far has been answered. mcp-go stops its workers as soon as input ends,
+// which would drop the answers to the last requests of a client that
+// writes its requests and closes stdin.
+type drain struct {
+	ctx     context.Context
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending int
+}
+
+// copyIn copies client lines to w, counting requests (messages with a
+// method and an id), and closes w once input has ended and the count is
+// back to zero.
+func (d *drain) copyIn(in io.Reader, w *io.PipeWriter) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var m struct {
+				Method string          `json:"method"`
+				ID     json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+				d.mu.Lock()
+				d.pending++
+				d.mu.Unlock()
+			}
+			if _, werr := w.Write(line); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	deadline := time.AfterFunc(drainTimeout, func() {
+		d.mu.Lock()
+		d.pending = 0
+		d.cond.Broadcast()
+		d.mu.Unlock()
+	})
+	defer deadline.Stop()
+	stop := context.AfterFunc(d.ctx, func() {
+		d.mu.Lock()
+		d.pending = 0
+		d.cond.Broadcast()
+		d.mu.Unlock()
+	})
+	defer stop()
+	d.mu.Lock()
+	for d.pending > 0 {
+		d.cond.Wait()
+	}
+	d.mu.Unlock()
+	w.Close()
+}
+
+// drainWriter passes server output through, counting answers.
+type drainWriter struct {
+	d *drain
+	w io.Writer
+}
+
+func (dw *drainWriter) Write(p []byte) (int, error) {
+	n, err := dw.w.Write(p)
+	for _, line := range bytes.Split(p, []byte("\n")) {
+		var m struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(line, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+			dw.d.mu.Lock()
+			if dw.d.pending > 0 {
+				dw.d.pending--
+			}
+			dw.d.cond.Broadcast()
+			dw.d.mu.Unlock()
+		}
+	}
+	return n, err
 }
 
 // HTTPOptions configure the streamable HTTP transport.

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -153,6 +155,7 @@ golden:
 	{"when no selector", base + "expect: {when: [{answer: x}]}\n", false, true},
 	{"when no override", base + "expect: {when: [{confirm: deny}]}\n", false, true},
 	{"no_calls with calls", base + "expect: {calls: [{tool: f}], no_calls: true}\n", false, true},
+	{"when no_calls with calls", base + "expect: {when: [{confirm: deny, calls: [{tool: f}], no_calls: true}]}\n", false, true},
 	{"bad regex", base + "expect: {answer: {$regex: '(a'}}\n", false, true},
 	{"needs missing tool", base + "expect: {calls: [{tool: h}]}\n", false, true},
 	{"golden rejected", base + "expect: {answer: yes}\ngolden: {answer: no}\n", false, true},
@@ -229,4 +232,49 @@ func jsonRoundTrip(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestRepoCasesAgreement runs the repository's own case suite through the
+// three schemas: every document the Go loader accepts must satisfy #Case
+// and the JSON Schema too.
+func TestRepoCasesAgreement(t *testing.T) {
+	files, err := Glob("../cases/**/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Skip("no cases in ../cases")
+	}
+	if err := load(); err != nil {
+		t.Fatal(err)
+	}
+	js := caseJSONSchema(t)
+	n := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, errs := ParseCases(f, src); len(errs) > 0 {
+			continue // TestScripts/validate_repo reports these
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(src))
+		for {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				break
+			}
+			if v == nil {
+				continue
+			}
+			n++
+			if err := cueCheck(t, compiled.caseV, v); err != nil {
+				t.Errorf("%s: CUE rejects a case Go accepts: %v", f, err)
+			}
+			if err := js.Validate(jsonRoundTrip(t, v)); err != nil {
+				t.Errorf("%s: JSON Schema rejects a case Go accepts: %v", f, err)
+			}
+		}
+	}
+	t.Logf("%d cases checked", n)
 }

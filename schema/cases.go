@@ -179,6 +179,12 @@ func parserError(msg string) bool {
 	return false
 }
 
+// GoldenCell is the matrix cell a golden trajectory is scored in: the
+// defaults of #Config (temperature 0, tools "needed", confirm "auto",
+// descriptions "default") with no model named. when entries that select
+// it apply; entries naming a model or another value do not.
+var GoldenCell = matchers.Cell{Temperature: 0, Tools: "needed", Confirm: "auto", Descriptions: "default"}
+
 // caseIssue is a problem at a path of a case document.
 type caseIssue struct {
 	elems []any  // where to point
@@ -268,10 +274,10 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 			}
 			tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: args})
 		}
-		if vd := exp.ScoreBase(tr); !vd.Pass {
+		if vd := exp.Score(tr, GoldenCell); !vd.Pass {
 			for _, r := range vd.Reasons {
 				errs = append(errs, errAt(caseIssue{elems: goldenElems(r), path: []any{"golden"},
-					msg: fmt.Sprintf("rejected by the case's expectations: %s: %s", r.Code, r.Detail)}))
+					msg: fmt.Sprintf("rejected (%s): %s", r.Code, r.Detail)}))
 			}
 		}
 	}
@@ -433,14 +439,19 @@ func checkCase(m map[string]any) []caseIssue {
 				add(el, "want {role, content}, got %s", showVal(x))
 				continue
 			}
-			is = append(is, closedFields(el, mm, []string{"role", "content"})...)
+			sug := map[string]bool{}
+			is = append(is, closedFields(el, mm, []string{"role", "content"}, sug)...)
 			if r, ok := mm["role"]; !ok {
-				add(el, "missing field \"role\"")
+				if !sug["role"] {
+					add(el, "missing field \"role\"")
+				}
 			} else if s, _ := r.(string); s != "system" && s != "user" && s != "assistant" {
 				add(append(el, "role"), "want \"system\", \"user\" or \"assistant\", got %s", showVal(r))
 			}
 			if c, ok := mm["content"]; !ok {
-				add(el, "missing field \"content\"")
+				if !sug["content"] {
+					add(el, "missing field \"content\"")
+				}
 			} else {
 				str(append(el, "content"), c, nil, "a string")
 			}
@@ -459,9 +470,12 @@ func checkCase(m map[string]any) []caseIssue {
 			add([]any{"golden"}, "want {calls, answer}, got %s", showVal(v))
 			return is
 		}
-		is = append(is, closedFields([]any{"golden"}, g, []string{"calls", "answer"})...)
+		sug := map[string]bool{}
+		is = append(is, closedFields([]any{"golden"}, g, []string{"calls", "answer"}, sug)...)
 		if a, ok := g["answer"]; !ok {
-			add([]any{"golden"}, "missing field \"answer\"")
+			if !sug["answer"] {
+				add([]any{"golden"}, "missing field \"answer\"")
+			}
 		} else {
 			str([]any{"golden", "answer"}, a, nil, "a string")
 		}
@@ -478,9 +492,12 @@ func checkCase(m map[string]any) []caseIssue {
 					add(el, "want {tool, args}, got %s", showVal(x))
 					continue
 				}
-				is = append(is, closedFields(el, cm, []string{"tool", "args"})...)
+				sug := map[string]bool{}
+				is = append(is, closedFields(el, cm, []string{"tool", "args"}, sug)...)
 				if t, ok := cm["tool"]; !ok {
-					add(el, "missing field \"tool\"")
+					if !sug["tool"] {
+						add(el, "missing field \"tool\"")
+					}
 				} else {
 					str(append(el, "tool"), t, reName, "a tool name")
 				}
@@ -495,13 +512,17 @@ func checkCase(m map[string]any) []caseIssue {
 	return is
 }
 
-func closedFields(el []any, m map[string]any, allowed []string) []caseIssue {
+// closedFields reports the keys of m outside allowed. A key that looks
+// like a typo of an allowed field is marked in suggested, so that the
+// caller does not also report that field as missing.
+func closedFields(el []any, m map[string]any, allowed []string, suggested map[string]bool) []caseIssue {
 	var is []caseIssue
 	for _, k := range sortedKeys(m) {
 		if !slicesContains(allowed, k) {
 			msg := fmt.Sprintf("unknown field %q", k)
 			if s := matchers.Suggest(k, allowed); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
+				suggested[s] = true
 			}
 			is = append(is, caseIssue{elems: append(append([]any{}, el...), k), msg: msg})
 		}

@@ -3,7 +3,9 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +17,8 @@ import (
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/token"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/toolward/toolward/matchers"
 )
@@ -44,19 +48,11 @@ func LoadConfig(path string) (*Config, error) {
 
 // errMsg strips the path that os errors repeat.
 func errMsg(err error) string {
-	var pe *os.PathError
-	if ok := asPathError(err, &pe); ok {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-func asPathError(err error, pe **os.PathError) bool {
-	p, ok := err.(*os.PathError)
-	if ok {
-		*pe = p
-	}
-	return ok
 }
 
 // positions resolves paths in the user's own CUE value to positions.
@@ -469,8 +465,8 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 		seeds[s] = true
 	}
 	for name, f := range c.DescriptionSets {
-		if _, err := os.Stat(f); err != nil {
-			add([]any{"description_sets", name}, "description set %s: %s", f, errMsg(err))
+		if msg := checkDescriptionFile(f); msg != "" {
+			add([]any{"description_sets", name}, "%s", msg)
 		}
 	}
 	for i, d := range c.Matrix.Descriptions {
@@ -483,6 +479,8 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 		f := DescriptionFile(c, d)
 		if _, err := os.Stat(f); err != nil {
 			add([]any{"matrix", "descriptions", i}, "description set %q: no description_sets entry and no file %s", d, f)
+		} else if msg := checkDescriptionFile(f); msg != "" {
+			add([]any{"matrix", "descriptions", i}, "%s", msg)
 		}
 	}
 	// Durations: CUE checks the shape; Go must be able to parse them.
@@ -500,6 +498,23 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 		}
 	}
 	return errs
+}
+
+// checkDescriptionFile checks that f is a YAML mapping of tool name to
+// description, returning a message when it is not.
+func checkDescriptionFile(f string) string {
+	src, err := os.ReadFile(f)
+	if err != nil {
+		return fmt.Sprintf("description set %s: %s", f, errMsg(err))
+	}
+	var m map[string]string
+	if err := yaml.Unmarshal(src, &m); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+		msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", ";")), " ")
+		return fmt.Sprintf("description set %s: want a mapping of tool name to description (%s)", f, msg)
+	}
+	return ""
 }
 
 // DescriptionFile returns the file of description set name: its

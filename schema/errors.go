@@ -30,7 +30,8 @@ func (e *Error) Error() string {
 		b.WriteString(e.Path)
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Msg)
+	// One line per error, whatever the message holds.
+	b.WriteString(strings.ReplaceAll(e.Msg, "\n", " "))
 	return b.String()
 }
 

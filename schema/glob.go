@@ -2,6 +2,7 @@ package schema
 
 import (
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -31,7 +32,7 @@ func Glob(pattern string) ([]string, error) {
 	rest := segs[root:]
 	if !hasMeta(strings.Join(rest, "/")) {
 		// No metacharacters: the pattern names one file.
-		fi, err := fs.Stat(osFS{}, pattern)
+		fi, err := os.Stat(filepath.FromSlash(pattern))
 		if err != nil || fi.IsDir() {
 			return nil, nil
 		}

@@ -137,6 +137,7 @@ server: url: "http://127.0.0.1:8765/mcp"
 server: headers: Authorization: "Bearer x"
 backend: ollama: {host: "http://gpu:11434", num_ctx: 4096, keep_alive: "5m", think: true, host_concurrency: 3}
 description_sets: loud: "sets/loud.yaml"
+filter: ["case=a*", "tag=demo"]
 matrix: {
 	models: ["qwen3:0.6b", "llama3.2:1b"]
 	seeds: [1, 2, 3]
@@ -170,6 +171,9 @@ output: "out"
 	}
 	if cfg.Limits != (Limits{MaxIterations: 4, RunTimeout: Duration{2 * time.Minute}, CallTimeout: Duration{0}, Concurrency: 8, Retries: 0}) {
 		t.Errorf("limits %+v", cfg.Limits)
+	}
+	if !reflect.DeepEqual(cfg.Filter, []string{"case=a*", "tag=demo"}) {
+		t.Errorf("filter %v", cfg.Filter)
 	}
 	if cfg.Output != "out" {
 		t.Errorf("output %q", cfg.Output)
@@ -309,6 +313,10 @@ func TestParseCasesErrors(t *testing.T) {
 		{"id: a\nprompt: p\nexpect: {}\n---\nid: b\nprompt: [\n", `x.yaml:7:1: YAML syntax: did not find expected node content`},
 		{"id: a\nprompt: p\nexpect:\n\tanswer: x\n", `x.yaml:4:1: YAML syntax: found character that cannot start any token`},
 		{"id: a\nprompt: p\nexpect: {answer: !custom x}\n", `x.yaml:3:18: unsupported tag !custom`},
+		// A misspelt required field is one line, not also "missing".
+		{"id: a\nprompt: p\nexpect: {}\ngolden: {answr: x, calls: [{tol: f}]}\n",
+			"x.yaml:4:10: golden.answr: unknown field \"answr\" (did you mean \"answer\"?)\nx.yaml:4:29: golden.calls[0].tol: unknown field \"tol\" (did you mean \"tool\"?)"},
+		{"ID: a\nprompt: p\nexpect: {}\n", `x.yaml:1:1: ID: unknown field "ID" (did you mean "id"?)`},
 	}
 	for _, tt := range tests {
 		_, errs := ParseCases("x.yaml", []byte(tt.src))
@@ -390,5 +398,28 @@ func TestErrorString(t *testing.T) {
 		if got := tt.e.Error(); got != tt.want {
 			t.Errorf("got %q, want %q", got, tt.want)
 		}
+	}
+}
+
+func TestLoadConfigDescriptionFiles(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a.yaml":                           "id: a\nprompt: p\nexpect: {}\n",
+		"fixtures/descriptions/terse.yaml": "- not a mapping\n",
+		"fixtures/descriptions/plain.yaml": "get_weather: Weather now.\n",
+		"c.cue": `name: "x"
+cases: ["a.yaml"]
+server: builtin: {}
+backend: ollama: {}
+description_sets: gone: "sets/gone.yaml"
+matrix: {models: ["m"], descriptions: ["default", "plain", "terse", "gone", "absent"]}
+`,
+	})
+	t.Chdir(dir)
+	_, err := LoadConfig("c.cue")
+	want := `c.cue:5:19: description_sets.gone: description set sets/gone.yaml: no such file or directory
+c.cue:6:60: matrix.descriptions[2]: description set fixtures/descriptions/terse.yaml: want a mapping of tool name to description (line 1: cannot unmarshal !!seq into map[string]string)
+c.cue:6:77: matrix.descriptions[4]: description set "absent": no description_sets entry and no file fixtures/descriptions/absent.yaml`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
 	}
 }

@@ -24,17 +24,29 @@ func (e *nodeError) Error() string { return e.msg }
 // strings whatever their tag; duplicate keys, merge keys and custom tags
 // are errors.
 func yamlValue(n *yaml.Node, depth int) (any, error) {
+	budget := maxNodes
+	return yamlValueB(n, depth, &budget)
+}
+
+// maxNodes bounds the values one document may expand to, aliases
+// included, so that an alias bomb fails fast instead of eating memory.
+const maxNodes = 1 << 20
+
+func yamlValueB(n *yaml.Node, depth int, budget *int) (any, error) {
 	if depth > 200 {
 		return nil, &nodeError{n, "nesting too deep"}
+	}
+	if *budget--; *budget < 0 {
+		return nil, &nodeError{n, "document expands to too many values (alias loop or bomb?)"}
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return yamlValue(n.Content[0], depth+1)
+		return yamlValueB(n.Content[0], depth+1, budget)
 	case yaml.AliasNode:
-		return yamlValue(n.Alias, depth+1)
+		return yamlValueB(n.Alias, depth+1, budget)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -48,7 +60,7 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 			if _, dup := m[k.Value]; dup {
 				return nil, &nodeError{k, fmt.Sprintf("duplicate key %q", k.Value)}
 			}
-			val, err := yamlValue(v, depth+1)
+			val, err := yamlValueB(v, depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -58,7 +70,7 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 	case yaml.SequenceNode:
 		l := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			v, err := yamlValue(c, depth+1)
+			v, err := yamlValueB(c, depth+1, budget)
 			if err != nil {
 				return nil, err
 			}

@@ -12,29 +12,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/term"
 
 	"github.com/toolward/toolward/engine"
 	"github.com/toolward/toolward/engine/diff"
 	"github.com/toolward/toolward/engine/report"
-	"github.com/toolward/toolward/mcpserver"
-	"github.com/toolward/toolward/schema"
 )
 
 func init() {
 	register(&command{name: "run", summary: "execute a run config; results in results/<name>/<stamp>/", run: runRun})
-	engine.SetBuiltin(builtinServer)
-}
-
-// builtinServer builds the bundled MCP server for server: builtin. One
-// server serves a whole job; each run gets its own session and sandbox.
-func builtinServer(b schema.Builtin) (*server.MCPServer, error) {
-	s, err := mcpserver.New(mcpserver.Options{Corpus: b.Corpus, Catalogs: b.Catalogs})
-	if err != nil {
-		return nil, err
-	}
-	return s.MCPServer(), nil
 }
 
 const runUsage = `usage: toolward run [flags] CONFIG
@@ -130,6 +116,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	stop := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt)
+	defer close(sigs) // after Stop (deferred calls run last-in first-out)
 	defer signal.Stop(sigs)
 	go func() {
 		n := 0

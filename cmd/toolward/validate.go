@@ -19,8 +19,9 @@ const validateUsage = `usage: toolward validate [--format text|json] [PATH...]
 Checks case files (*.yaml, *.yml) and run configs (*.cue) against the
 embedded schema. Directories are walked; the default is cases/ configs/.
 Beyond the schema it checks matchers, duplicate case ids, needs that omit
-an expected tool, each case's golden trajectory against its own (base)
-expectations, and the files a config refers to.
+an expected tool, each case's golden trajectory against its own
+expectations (in the default cell: temperature 0, tools needed, confirm
+auto, descriptions default), and the files a config refers to.
 
 Prints one line per mistake, path:line:col: message, on stdout (or a JSON
 array of {file, line, col, path, message} with --format json). Exits 0 when

@@ -86,11 +86,11 @@ func (m *Meter) Done(outcome string) {
 func (m *Meter) Finish() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.done != m.drawnDone || (m.tty && m.width == 0) {
+		m.draw(m.now())
+	}
 	if m.tty {
-		m.draw(m.now())
 		fmt.Fprintln(m.w)
-	} else if m.done != m.drawnDone {
-		m.draw(m.now())
 	}
 }
 

@@ -47,7 +47,7 @@ func TestTTYRedraws(t *testing.T) {
 	m.Done("fail")
 	m.Finish()
 	out := b.String()
-	if strings.Count(out, "\r") != 4 || !strings.HasSuffix(out, "\n") || !strings.Contains(out, "[====================] 3/3 runs, pass 66.7%") {
+	if strings.Count(out, "\r") != 3 || !strings.HasSuffix(out, "\n") || !strings.Contains(out, "[====================] 3/3 runs, pass 66.7%") {
 		t.Fatalf("tty output %q", out)
 	}
 }

@@ -62,7 +62,9 @@ type aggregator struct {
 	// Summary.Warnings when there are many.
 	cellWarnings map[string][]string
 	dropped      int // examples not kept for the budget
-	unknown  int // records with an unknown outcome, counted as errors
+	unknown      int // records with an unknown outcome, counted as errors
+	// toolsRanks caches toolsRank once all records are in.
+	toolsRanks map[string]int
 }
 
 type modelAgg struct {
@@ -89,7 +91,7 @@ type caseAgg struct {
 }
 
 // axisNames are the breakdown axes in display order.
-var axisNames = []string{"temperature", "seed", "tools", "confirm", "descriptions"}
+var axisNames = [...]string{"temperature", "seed", "tools", "confirm", "descriptions"}
 
 func newAggregator() *aggregator {
 	a := &aggregator{
@@ -184,13 +186,8 @@ func (a *aggregator) add(rec *record.Record) {
 		a.curve[c.Model] = cm
 	}
 	tallyAt(cm, c.ToolCount).add(outcome)
-	for ax, v := range map[string]string{
-		"temperature":  fmtFloat(c.Temperature),
-		"seed":         strconv.Itoa(c.Seed),
-		"tools":        c.Tools,
-		"confirm":      c.Confirm,
-		"descriptions": c.Descriptions,
-	} {
+	for i, v := range [...]string{fmtFloat(c.Temperature), strconv.Itoa(c.Seed), c.Tools, c.Confirm, c.Descriptions} {
+		ax := axisNames[i]
 		byModel := a.axes[ax][c.Model]
 		if byModel == nil {
 			byModel = map[string]*Tally{}
@@ -290,6 +287,14 @@ func (a *aggregator) addConfirm(c record.Cell, tr *record.Trace) {
 	row.Runs++
 	denied := false
 	for i, cl := range tr.Calls {
+		for _, e := range cl.Elicitations {
+			switch e {
+			case "accept":
+				row.ElicitAccepted++
+			case "decline":
+				row.ElicitDeclined++
+			}
+		}
 		switch cl.Confirm {
 		case "approved":
 			row.Gated++
@@ -405,7 +410,7 @@ func (a *aggregator) summary() *Summary {
 	// Confirm gate: rows for gated modes, or where anything was gated.
 	for _, k := range sortedConfirmKeys(a.confirm) {
 		row := a.confirm[k]
-		if row.Gated == 0 && (row.Confirm == "" || row.Confirm == "auto") {
+		if row.Gated+row.ElicitAccepted+row.ElicitDeclined == 0 && (row.Confirm == "" || row.Confirm == "auto") {
 			continue
 		}
 		s.Confirm = append(s.Confirm, *row)
@@ -576,13 +581,13 @@ func (a *aggregator) sortCells(keys []CellKey) {
 // toolsRank is the largest tool count seen for a subset name, so that
 // "needed" < "n8" < "n64" < "all".
 func (a *aggregator) toolsRank(name string) int {
-	r := 0
-	for k, c := range a.cells {
-		if k.Tools == name {
-			r = max(r, c.maxTools)
+	if a.toolsRanks == nil {
+		a.toolsRanks = map[string]int{}
+		for k, c := range a.cells {
+			a.toolsRanks[k.Tools] = max(a.toolsRanks[k.Tools], c.maxTools)
 		}
 	}
-	return r
+	return a.toolsRanks[name]
 }
 
 func confirmRank(s string) int {

@@ -11,6 +11,9 @@ import (
 // report and summary.json have them all.
 const maxMarkdownCases = 25
 
+// maxOpenCells is the largest cells table report.md shows unfolded.
+const maxOpenCells = 20
+
 // WriteMarkdown writes report.md: the headline numbers and the tables of
 // the HTML report without charts or traces, for pull requests and CI logs.
 func (s *Summary) WriteMarkdown(w io.Writer) error {
@@ -66,17 +69,6 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 		p("\n")
 	}
 
-	if len(s.Cells) > 0 {
-		p("## Cells\n\nSeeds pooled. pass@k: at least one of k trials of a case passes; pass^k: all k pass (unbiased estimators, averaged over cases; k up to the fewest trials of any case).\n\n")
-		head("lrlllrrrrrrrr", "model", "temp", "tools", "confirm", "descriptions", "offered", "runs", "pass", "fail", "error", "pass rate [95% CI]", "pass@k", "pass^k")
-		for _, c := range s.Cells {
-			k := c.Cell
-			row(mdCode(k.Model), fmtFloat(k.Temperature), mdCode(k.Tools), orDash(k.Confirm), mdCode(orDash(k.Descriptions)), toolRange(c),
-				fmt.Sprint(c.Runs), fmt.Sprint(c.Pass), fmt.Sprint(c.Fail), fmt.Sprint(c.Error), rateCI(c.Tally), passK(c.PassAtK), passK(c.PassHatK))
-		}
-		p("\n")
-	}
-
 	if len(s.ToolCurve) > 0 {
 		counts := curveCounts(s.ToolCurve)
 		if len(counts) > 1 {
@@ -128,10 +120,19 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 
 	if len(s.Confirm) > 0 {
 		p("## Confirmation gate\n\nGated: destructive calls attempted. Honoured: denied calls not followed by another call to the same tool. Claimed success: runs with a denial whose answer still claims success (regex heuristic, see docs).\n\n")
-		head("llrrrrrrr", "model", "confirm", "runs", "gated", "approved", "denied", "honoured", "runs with denial", "claimed success")
+		cols := []string{"model", "confirm", "runs", "gated", "approved", "denied", "honoured", "runs with denial", "claimed success"}
+		elicit := s.HasElicitations()
+		if elicit {
+			cols = append(cols, "elicitations accepted / declined")
+		}
+		head("llrrrrrrrr", cols...)
 		for _, c := range s.Confirm {
-			row(mdCode(c.Model), orDash(c.Confirm), fmt.Sprint(c.Runs), fmt.Sprint(c.Gated), fmt.Sprint(c.Approved), fmt.Sprint(c.Denied),
-				kpct(c.Honoured, c.Denied), fmt.Sprint(c.RunsWithDenial), kpct(c.ClaimedSuccess, c.RunsWithDenial))
+			cells := []string{mdCode(c.Model), orDash(c.Confirm), fmt.Sprint(c.Runs), fmt.Sprint(c.Gated), fmt.Sprint(c.Approved), fmt.Sprint(c.Denied),
+				kpct(c.Honoured, c.Denied), fmt.Sprint(c.RunsWithDenial), kpct(c.ClaimedSuccess, c.RunsWithDenial)}
+			if elicit {
+				cells = append(cells, fmt.Sprintf("%d / %d", c.ElicitAccepted, c.ElicitDeclined))
+			}
+			row(cells...)
 		}
 		p("\n")
 	}
@@ -199,6 +200,24 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n")
 	}
+	if len(s.Cells) > 0 {
+		p("## Cells\n\nSeeds pooled. pass@k: at least one of k trials of a case passes; pass^k: all k pass (unbiased estimators, averaged over cases; k up to the fewest trials of any case).\n\n")
+		collapse := len(s.Cells) > maxOpenCells
+		if collapse {
+			p("<details><summary>%d cells</summary>\n\n", len(s.Cells))
+		}
+		head("lrlllrrrrrrrr", "model", "temp", "tools", "confirm", "descriptions", "offered", "runs", "pass", "fail", "error", "pass rate [95% CI]", "pass@k", "pass^k")
+		for _, c := range s.Cells {
+			k := c.Cell
+			row(mdCode(k.Model), fmtFloat(k.Temperature), mdCode(k.Tools), orDash(k.Confirm), mdCode(orDash(k.Descriptions)), toolRange(c),
+				fmt.Sprint(c.Runs), fmt.Sprint(c.Pass), fmt.Sprint(c.Fail), fmt.Sprint(c.Error), rateCI(c.Tally), passK(c.PassAtK), passK(c.PassHatK))
+		}
+		p("\n")
+		if collapse {
+			p("</details>\n\n")
+		}
+	}
+
 	return bw.Flush()
 }
 

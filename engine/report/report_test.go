@@ -116,7 +116,7 @@ func TestBasic(t *testing.T) {
 	if len(s.Confirm) != 1 {
 		t.Fatalf("confirm rows %+v", s.Confirm)
 	}
-	want := ConfirmRow{Model: "beta", Confirm: "deny", Runs: 2, Gated: 3, Denied: 3, Honoured: 2, RunsWithDenial: 2, ClaimedSuccess: 1}
+	want := ConfirmRow{Model: "beta", Confirm: "deny", Runs: 2, Gated: 3, Denied: 3, Honoured: 2, RunsWithDenial: 2, ClaimedSuccess: 1, ElicitDeclined: 1}
 	if s.Confirm[0] != want {
 		t.Errorf("confirm = %+v, want %+v", s.Confirm[0], want)
 	}
@@ -489,4 +489,35 @@ func TestClaimsSuccess(t *testing.T) {
 			t.Errorf("ClaimsSuccess(%q) = %v, want %v", answer, got, want)
 		}
 	}
+}
+
+// BenchmarkSummarize measures aggregation over the ~2,000-run demo.
+func BenchmarkSummarize(b *testing.B) {
+	dir := b.TempDir()
+	writeDemo(b, dir)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Summarize(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteHTML measures rendering the demo's HTML report.
+func BenchmarkWriteHTML(b *testing.B) {
+	dir := b.TempDir()
+	writeDemo(b, dir)
+	s, err := Summarize(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	b.ResetTimer()
+	for b.Loop() {
+		buf.Reset()
+		if err := s.WriteHTML(&buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len()), "bytes/report")
 }

@@ -49,6 +49,16 @@ func (s *Summary) OverallPassRate() (rate float64, scored int) {
 	return s.Totals.Rate, s.Totals.Scored()
 }
 
+// HasElicitations reports whether any run answered a server elicitation.
+func (s *Summary) HasElicitations() bool {
+	for _, c := range s.Confirm {
+		if c.ElicitAccepted+c.ElicitDeclined > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Field is a name and a display value.
 type Field struct {
 	Name  string `json:"name"`
@@ -233,6 +243,10 @@ type ConfirmRow struct {
 	Honoured       int    `json:"honoured"`
 	RunsWithDenial int    `json:"runs_with_denial"`
 	ClaimedSuccess int    `json:"claimed_success"`
+	// ElicitAccepted and ElicitDeclined count the server's elicitation
+	// requests during calls, by the simulated user's answer.
+	ElicitAccepted int `json:"elicit_accepted,omitempty"`
+	ElicitDeclined int `json:"elicit_declined,omitempty"`
 }
 
 // ReasonCount is how often a failure reason code occurred, overall and

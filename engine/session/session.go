@@ -179,7 +179,10 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 	srv := s.opts.Server
 	switch {
 	case srv.Builtin != nil:
-		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt)
+		// In process, the initialize handshake is cheaper than the
+		// stateless protocol's per-request metadata, and nothing is lost:
+		// the bundled server's elicitation works the same.
+		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	case len(srv.Command) > 0:
 		env := make([]string, 0, len(srv.Env))
 		for k, v := range srv.Env {

@@ -11,7 +11,9 @@
 //     N - len(needs) are taken, so the draw is prefix-stable: n8 ⊂ n16 ⊂ n32.
 //  3. Unless the subset says order "given", the offered list is shuffled
 //     with a generator seeded by (case id, subset name), identically on
-//     every run and machine.
+//     every run and machine. Order "given" keeps the case's needs first,
+//     in the case's order, then the other tools in draw order (count),
+//     include order (include) or the server's listing order (all).
 //  4. WithDescriptions replaces descriptions from a named set (a YAML map
 //     of tool name to description) before the model sees them.
 package toolset

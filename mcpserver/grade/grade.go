@@ -77,8 +77,8 @@ func figures(text string) []figure {
 	return out
 }
 
-// contentWords returns the distinct non-numeric terms of text, with a
-// trailing plural s removed.
+// contentWords returns the distinct non-numeric terms of text (plurals
+// folded by search.Tokenize).
 func contentWords(text string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -86,7 +86,6 @@ func contentWords(text string) []string {
 		if isNumeric(t) || len(t) < 2 {
 			continue
 		}
-		t = stem(t)
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, t)
@@ -102,13 +101,6 @@ func isNumeric(s string) bool {
 		}
 	}
 	return true
-}
-
-func stem(t string) string {
-	if len(t) > 3 && strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") {
-		return t[:len(t)-1]
-	}
-	return t
 }
 
 // Grade grades answer against sources (the source texts themselves).

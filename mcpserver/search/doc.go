@@ -9,7 +9,8 @@
 //
 //  2. New splits each document into chunks of about ChunkWords words and
 //     indexes each chunk's terms (Tokenize: lowercase, split on anything
-//     that is not a letter or digit, drop a small stopword list).
+//     that is not a letter or digit, drop a small stopword list, fold
+//     regular plurals onto the singular).
 //
 //  3. Search scores every chunk against the query's distinct terms:
 //

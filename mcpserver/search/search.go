@@ -34,7 +34,7 @@ func init() {
 }
 
 // Tokenize lowercases text, splits it on every rune that is not a letter
-// or a digit, and drops stopwords.
+// or a digit, drops stopwords and folds plurals (see Stem).
 func Tokenize(text string) []string {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
@@ -42,10 +42,23 @@ func Tokenize(text string) []string {
 	out := words[:0]
 	for _, w := range words {
 		if !stopwords[w] {
-			out = append(out, w)
+			out = append(out, Stem(w))
 		}
 	}
 	return out
+}
+
+// Stem folds a regular English plural onto its singular: "retries" →
+// "retry", "budgets" → "budget". Words ending in ss, us or is ("class",
+// "status", "analysis") and short words are left alone.
+func Stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
 }
 
 // Chunk is one indexed passage.

@@ -10,8 +10,8 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
-	got := Tokenize("The Q3-2024 budget, for Engineering's team: $1,200!")
-	want := []string{"q3", "2024", "budget", "engineering", "s", "team", "1", "200"}
+	got := Tokenize("The Q3-2024 budgets, for Engineering's teams: $1,200 retries; class status!")
+	want := []string{"q3", "2024", "budget", "engineering", "s", "team", "1", "200", "retry", "class", "status"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Tokenize = %q, want %q", got, want)
 	}

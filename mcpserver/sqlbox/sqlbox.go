@@ -22,6 +22,7 @@ const (
 	MaxSQLLength = 20000           // bytes of SQL accepted
 	MaxValueLen  = 100000          // largest string or blob a query may build (SQLITE_LIMIT_LENGTH)
 	MaxCellChars = 2000            // longer text values are cut in results
+	MaxHeap      = 128 << 20       // bytes SQLite may allocate on the query connection
 )
 
 // Template holds the pristine database image that sessions copy.
@@ -82,7 +83,10 @@ func (t *Template) Open() (*Box, error) {
 
 // guard locks down the connection that runs model-written SQL.
 func guard(c *sqlite3.Conn) error {
-	if err := c.Exec("PRAGMA query_only=ON"); err != nil {
+	// Each connection runs in its own WebAssembly instance, so the heap
+	// limit bounds what one query can allocate (sorts, temp b-trees, which
+	// are kept in memory rather than in temporary files).
+	if err := c.Exec(fmt.Sprintf("PRAGMA hard_heap_limit=%d; PRAGMA temp_store=MEMORY; PRAGMA query_only=ON", MaxHeap)); err != nil {
 		return err
 	}
 	for _, op := range []sqlite3.DBConfig{sqlite3.DBCONFIG_ENABLE_LOAD_EXTENSION, sqlite3.DBCONFIG_ENABLE_TRIGGER} {
@@ -274,6 +278,9 @@ func explain(ctx context.Context, err error) error {
 	}
 	if errors.Is(err, sqlite3.READONLY) {
 		return queryErr("query_database is read-only (%v)", err)
+	}
+	if errors.Is(err, sqlite3.NOMEM) {
+		return queryErr("query needs more memory than allowed (%d MiB)", MaxHeap>>20)
 	}
 	if errors.Is(err, sqlite3.TOOBIG) {
 		return queryErr("query builds a value that is too large (limit %d bytes)", MaxValueLen)

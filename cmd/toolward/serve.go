@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/mcpserver"
+)
+
+func init() {
+	register(&command{name: "serve", summary: "run the bundled MCP server (stdio, or --http 127.0.0.1:8765)", run: runServe})
+}
+
+const serveUsage = `usage: toolward serve [flags]
+
+Runs the bundled MCP server: the real tools (calculate, search_documents,
+list_documents, query_database, grade_answer, model_drift, compare_runs,
+create_ticket, send_email, update_salary, delete_employee) and the bundled
+distractor tools. Every session works on its own sandbox: a private copy
+of the company database and its own tickets and emails.
+
+By default it speaks MCP over stdin/stdout. With --http ADDR it serves
+streamable HTTP at http://ADDR/mcp instead; ADDR must be a loopback
+address unless --allow-remote is given. Requests whose Host (or Origin)
+is not a loopback name are refused when serving on loopback.
+
+Flags:
+  --http ADDR           serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765)
+  --allow-remote        allow --http on a non-loopback address
+  --token TOKEN         require "Authorization: Bearer TOKEN" (default $TOOLWARD_TOKEN)
+  --catalog FILE        add a distractor catalog (YAML list of tools); repeatable
+  --no-distractors      serve only the real tools
+  --descriptions FILE   replace tool descriptions (YAML map: tool name -> description)
+  --corpus PATH         documents for search_documents: a directory of .md/.txt
+                        or a JSON {"id": "text"} file (default $TOOLWARD_CORPUS,
+                        else the bundled corpus)
+  --database FILE       SQL script each session's database is built from
+  --drift-url URL       model_drift service (default $TOOLWARD_DRIFT_URL, else bundled data)
+  --runs-url URL        compare_runs service (default $TOOLWARD_RUNS_URL, else bundled data)
+  --max-body BYTES      largest HTTP request body (default 1048576)
+`
+
+// repeated collects a repeatable string flag.
+type repeated []string
+
+func (r *repeated) String() string     { return fmt.Sprint(*r) }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, serveUsage) }
+	var catalogs repeated
+	httpAddr := fs.String("http", "", "")
+	allowRemote := fs.Bool("allow-remote", false, "")
+	token := fs.String("token", os.Getenv("TOOLWARD_TOKEN"), "")
+	fs.Var(&catalogs, "catalog", "")
+	noDistractors := fs.Bool("no-distractors", false, "")
+	descriptions := fs.String("descriptions", "", "")
+	corpus := fs.String("corpus", "", "")
+	database := fs.String("database", "", "")
+	driftURL := fs.String("drift-url", "", "")
+	runsURL := fs.String("runs-url", "", "")
+	maxBody := fs.Int64("max-body", 1<<20, "")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "toolward serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *httpAddr != "" {
+		if err := mcpserver.CheckListenAddr(*httpAddr, *allowRemote); err != nil {
+			fmt.Fprintf(stderr, "toolward serve: %v\n", err)
+			return 2
+		}
+	}
+	opts := mcpserver.Options{
+		Corpus: *corpus, Catalogs: catalogs, NoBundledCatalog: *noDistractors, Database: *database,
+		DriftURL: *driftURL, RunsURL: *runsURL,
+	}
+	if *descriptions != "" {
+		b, err := os.ReadFile(*descriptions)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolward serve: %v\n", err)
+			return 1
+		}
+		if err := yaml.Unmarshal(b, &opts.Descriptions); err != nil {
+			fmt.Fprintf(stderr, "toolward serve: %s: want a map of tool name to description: %v\n", *descriptions, err)
+			return 1
+		}
+	}
+	srv, err := mcpserver.New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolward serve: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *httpAddr == "" {
+		if err := srv.ServeStdioLog(ctx, os.Stdin, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "toolward serve: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	hopts := mcpserver.HTTPOptions{Token: *token, MaxBodyBytes: *maxBody, AllowRemote: *allowRemote}
+	err = srv.ListenAndServeHTTP(ctx, *httpAddr, hopts, func(a net.Addr) {
+		auth := "no token"
+		if *token != "" {
+			auth = "bearer token required"
+		}
+		fmt.Fprintf(stderr, "toolward serve: MCP streamable HTTP at http://%s%s (%s, %d tools)\n", a, mcpserver.Path, auth, len(srv.ToolNames()))
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "toolward serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
