@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -145,7 +146,7 @@ func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
 	for _, set := range []struct {
 		what    string
 		filters []string
-	}{{"config filter", cfg.Filter}, {"--filter", filters}} {
+	}{{strings.TrimPrefix(cfg.File+": filter", ": "), cfg.Filter}, {"--filter", filters}} {
 		var fs []plan.Filter
 		for _, s := range set.filters {
 			f, err := plan.ParseFilter(s)
