@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/schema"
 )
 
 // Output file names, written into the result directory.
@@ -135,9 +139,11 @@ func scan(path string, fn func(i int, rec *record.Record, err error)) error {
 	return nil
 }
 
-// readConfig takes the title and a few facts from config.json: the
-// resolved config, possibly wrapped with versions and model digests. Its
-// absence is not an error; a file that is not JSON is a warning.
+// readConfig takes the title and the facts worth a reader's attention from
+// config.json (results.Meta, written by the engine): config name and file,
+// backend and server, toolward version, plan size, shard and filters, and
+// model digests. Case digests stay in config.json. Its absence is not an
+// error; a file that does not decode is a warning.
 func (s *Summary) readConfig(path string) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -146,80 +152,72 @@ func (s *Summary) readConfig(path string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	var top map[string]any
-	if err := json.Unmarshal(b, &top); err != nil {
-		return fmt.Errorf("report: %s is not a JSON object, ignored: %v", path, err)
+	var m results.Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("report: %s is not a toolward config.json, ignored: %v", path, err)
 	}
-	cfg := top
-	if inner, ok := top["config"].(map[string]any); ok {
-		cfg = inner
-	}
-	if name, ok := cfg["name"].(string); ok && name != "" {
-		s.Title = name
-		s.Meta = append(s.Meta, Field{"config", name})
-	}
-	if be, ok := cfg["backend"].(map[string]any); ok {
-		if o, ok := be["ollama"].(map[string]any); ok {
-			host, _ := o["host"].(string)
-			s.Meta = append(s.Meta, Field{"backend", strings.TrimSpace("ollama " + host)})
-		} else if r, ok := be["replay"].(string); ok && r != "" {
-			s.Meta = append(s.Meta, Field{"backend", "replay " + r})
+	add := func(name, value string) {
+		if value != "" {
+			s.Meta = append(s.Meta, Field{name, value})
 		}
 	}
-	if sv, ok := cfg["server"].(map[string]any); ok {
-		switch {
-		case sv["builtin"] != nil:
-			s.Meta = append(s.Meta, Field{"server", "builtin"})
-		case sv["url"] != nil:
-			s.Meta = append(s.Meta, Field{"server", fmt.Sprint(sv["url"])})
-		case sv["command"] != nil:
-			if cmd, ok := sv["command"].([]any); ok {
-				parts := make([]string, len(cmd))
-				for i, p := range cmd {
-					parts[i] = fmt.Sprint(p)
-				}
-				s.Meta = append(s.Meta, Field{"server", strings.Join(parts, " ")})
-			}
+	if cfg := m.Config; cfg != nil {
+		if cfg.Name != "" {
+			s.Title = cfg.Name
+		}
+		add("config", cfg.Name)
+		add("server", serverName(cfg.Server))
+	}
+	add("config file", m.ConfigFile)
+	if m.Backend != nil {
+		add("backend", m.Backend.Server)
+		models := slices.Sorted(maps.Keys(m.Backend.Digests))
+		for _, model := range models {
+			add("digest "+model, shortDigest(m.Backend.Digests[model]))
 		}
 	}
-	// Other top-level scalars (versions, stamps) and string maps (model
-	// digests) of the wrapper or the config, sorted by name.
-	skip := map[string]bool{"name": true, "backend": true, "server": true, "config": true, "output": true}
-	var extra []Field
-	for _, m := range []map[string]any{top, cfg} {
-		for k, v := range m {
-			if skip[k] {
-				continue
-			}
-			switch v := v.(type) {
-			case string, float64, bool:
-				extra = append(extra, Field{k, fmt.Sprint(v)})
-			case map[string]any:
-				for sk, sv := range v {
-					if str, ok := sv.(string); ok {
-						extra = append(extra, Field{k + "." + sk, str})
-					}
-				}
-			}
-		}
-		if len(cfg) == len(top) {
-			break // not wrapped: one pass
-		}
+	add("toolward", m.Toolward)
+	if m.Planned > 0 {
+		add("planned runs", strconv.FormatInt(m.Planned, 10))
 	}
-	sort.Slice(extra, func(i, j int) bool { return extra[i].Name < extra[j].Name })
-	s.Meta = append(s.Meta, dedupFields(extra)...)
+	add("shard", m.Shard)
+	add("filters", strings.Join(m.Filters, " "))
+	if len(m.MergedFrom) > 0 {
+		add("merged from", strconv.Itoa(len(m.MergedFrom))+" shards")
+	}
+	if !m.Created.IsZero() {
+		add("started", m.Created.UTC().Format("2006-01-02 15:04:05Z"))
+	}
 	return nil
 }
 
-func dedupFields(fs []Field) []Field {
-	var out []Field
-	for i, f := range fs {
-		if i > 0 && fs[i-1] == f {
-			continue
-		}
-		out = append(out, f)
+// serverName says which MCP server a config talks to.
+func serverName(sv schema.Server) string {
+	switch {
+	case sv.Builtin != nil:
+		return "builtin"
+	case sv.URL != "":
+		return sv.URL
+	case len(sv.Command) > 0:
+		return strings.Join(sv.Command, " ")
 	}
-	return out
+	return ""
+}
+
+// shortDigest keeps a digest recognisable without filling the header:
+// "sha256:0123456789ab".
+func shortDigest(d string) string {
+	algo, hex, ok := strings.Cut(d, ":")
+	if !ok {
+		algo, hex = "", d
+	}
+	if len(hex) > 12 {
+		hex = hex[:12]
+	}
+	if algo == "" {
+		return hex
+	}
+	return algo + ":" + hex
 }
 
 func (s *Summary) writeAll(dir string) error {

@@ -177,7 +177,7 @@ func TestFixtures(t *testing.T) {
 	// A truncated line as a crash would leave it, and a blank line.
 	basic = append(basic[:5], append([]string{`{"version":1,"id":"trunc`, ""}, basic[5:]...)...)
 	writeRuns(t, "testdata/basic/runs.jsonl", basic)
-	cfg := `{"config": {"name": "basic", "backend": {"replay": "fixtures/cassettes/basic"}, "server": {"builtin": {}}}, "toolward_version": "v0.1.0", "model_digests": {"alpha": "sha256:aaaa", "beta": "sha256:bbbb"}}`
+	cfg := `{"toolward": "v0.1.0", "config_file": "configs/basic.cue", "config": {"name": "basic", "server": {"builtin": {}}, "backend": {"replay": "fixtures/cassettes/basic"}}, "planned": 26, "backend": {"server": "replay from fixtures/cassettes/basic", "digests": {"alpha": "sha256:aaaa", "beta": "sha256:bbbb"}}, "cases": {"c1": "0123"}, "created": "2026-11-30T08:00:00Z"}`
 	if err := os.WriteFile("testdata/basic/config.json", []byte(cfg+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
