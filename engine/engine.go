@@ -311,8 +311,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		defer f.Close()
 		sopts.Stderr = f
 	}
-	src, err := session.Open(ctx, sopts)
+	// A server that never answers the handshake must not hang the job.
+	octx, cancel := context.WithTimeout(ctx, openTimeout)
+	src, err := session.Open(octx, sopts)
+	cancel()
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s: %w", openTimeout, err)
+		}
 		return nil, fmt.Errorf("connecting to the MCP server, nothing ran: %w", err)
 	}
 	defer src.Close()
@@ -481,6 +487,10 @@ func (l *limited) Preflight(ctx context.Context, models []string) (*backend.Info
 	}
 	return nil, nil
 }
+
+// openTimeout bounds connecting to the MCP server and listing its tools
+// (a command server may first have to be downloaded, as with npx -y).
+var openTimeout = 2 * time.Minute
 
 func defaultBackoff(n int) time.Duration {
 	d := 200 * time.Millisecond << min(n-1, 6)

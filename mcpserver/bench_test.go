@@ -69,3 +69,13 @@ func BenchmarkSessionNoList(b *testing.B) { benchSession(b, shared(b), false, "c
 func BenchmarkSessionFirstQuery(b *testing.B) {
 	benchSession(b, shared(b), false, "query_database", map[string]any{"sql": "SELECT COUNT(*) FROM employees"})
 }
+
+// BenchmarkNew: loading everything (tool definitions, 135 distractors,
+// corpus index, database template), which a process pays once.
+func BenchmarkNew(b *testing.B) {
+	for b.Loop() {
+		if _, err := New(Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

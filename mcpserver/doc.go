@@ -17,11 +17,10 @@
 //     sessions: there every request gets a fresh sandbox.)
 //  3. Every call's arguments are checked against the tool's input schema
 //     first; a missing or ill-typed argument gets an isError result saying
-//     what is wrong (see Server.wrap for why not a JSON-RPC error), an
-//     unknown tool a JSON-RPC error (-32602). A tool that fails (bad SQL,
-//     division by zero, service down) answers with an isError result the
-//     model can read. A panicking handler is recovered into a JSON-RPC
-//     error (-32603) and the server keeps serving.
+//     what is wrong, an unknown tool a JSON-RPC error (-32602). A tool that
+//     fails (bad SQL, division by zero, service down) answers with an
+//     isError result the model can read. A panicking handler is recovered
+//     into a JSON-RPC error (-32603) and the server keeps serving.
 //  4. Side-effect tools (create_ticket, send_email, update_salary,
 //     delete_employee) ask the client to confirm through MCP elicitation
 //     when it declared that capability, as a multi round-trip request that
@@ -30,4 +29,35 @@
 //  5. ServeStdio and HTTPHandler put the same server on stdio or
 //     streamable HTTP (loopback only unless allowed, optional bearer
 //     token, Host-header checks, body size limit).
+//
+// # Why a missing argument is an isError result, not a JSON-RPC error
+//
+// The issue that specified this server asked for a JSON-RPC error. MCP
+// 2025-11-25 (SEP-1303) asks instead that input validation errors be tool
+// execution errors, so that the model sees them and corrects its call, and
+// mcp-go v1.2.1 leaves no clean way to answer -32602 Invalid params for a
+// known tool:
+//
+//   - a tool handler's (or tool middleware's) error always becomes -32603
+//     Internal error (server.handlerError; only a URL-elicitation error
+//     gets its own code), which clients rightly read as a server failure;
+//   - WithInputSchemaValidation answers a schema violation with an isError
+//     result, exactly as this package does (with less readable messages
+//     and without filling in defaults);
+//   - the only hook that can refuse a request before its handler,
+//     OnRequestInitialization, answers -32600 Invalid request, the code for
+//     a malformed JSON-RPC message. toolward's engine (engine/session)
+//     treats -32602 as the model's mistake but any other JSON-RPC error as
+//     an infrastructure failure that breaks the session and is retried, so
+//     -32600 would turn a model's wrong call into a retried infrastructure
+//     error.
+//
+// So only unknown tools, which mcp-go itself answers, are -32602 errors.
+//
+// # SQLite driver
+//
+// query_database runs on github.com/ncruces/go-sqlite3 (see package
+// sqlbox): SQLite compiled to WebAssembly and run by a pure-Go runtime, so
+// no cgo, yet the real SQLite with its authorizer, interrupts, limits and
+// an in-memory VFS whose databases can be copied per session.
 package mcpserver

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -106,12 +108,16 @@ func New(opts Options) (*Server, error) {
 		for _, d := range s.defs {
 			byName[d.Name] = d
 		}
-		for _, name := range sortedKeys(anyMap(opts.Descriptions)) {
+		for _, name := range slices.Sorted(maps.Keys(opts.Descriptions)) {
 			d, ok := byName[name]
 			if !ok {
 				return nil, fmt.Errorf("description override for unknown tool %q", name)
 			}
-			d.Description = strings.TrimSpace(opts.Descriptions[name])
+			desc := strings.TrimSpace(opts.Descriptions[name])
+			if desc == "" {
+				return nil, fmt.Errorf("description override for tool %q is empty", name)
+			}
+			d.Description = desc
 		}
 	}
 
@@ -124,6 +130,9 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("reading database script: %w", err)
 	}
 	if s.db, err = sqlbox.NewTemplate(string(script)); err != nil {
+		if opts.Database != "" {
+			return nil, fmt.Errorf("%s: %w", opts.Database, err)
+		}
 		return nil, err
 	}
 
@@ -163,14 +172,6 @@ func New(opts Options) (*Server, error) {
 // extraServerOptions are added to every MCP server New builds; tests use
 // it to turn on mcp-go's output-schema validation.
 var extraServerOptions []server.ServerOption
-
-func anyMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
 
 // readData reads p from the filesystem, or the bundled fixture when p is
 // empty.
@@ -236,15 +237,15 @@ func loadCatalogs(opts Options, real map[string]bool) ([]*ToolDef, error) {
 		}
 		for _, d := range defs {
 			if real[d.Name] {
-				return nil, fmt.Errorf("%s: tool %s clashes with a real tool of the bundled server", f.name, d.Name)
+				return nil, fmt.Errorf("%s: tool %s clashes with a real tool of the bundled server", d.where, d.Name)
 			}
 			if prev, ok := seen[d.Name]; ok {
-				return nil, fmt.Errorf("%s: tool %s is already defined in %s", f.name, d.Name, prev)
+				return nil, fmt.Errorf("%s: tool %s is already defined at %s", d.where, d.Name, prev)
 			}
 			if d.tmpl == nil {
-				return nil, fmt.Errorf("%s: tool %s has no result template", f.name, d.Name)
+				return nil, fmt.Errorf("%s: tool %s has no result template (catalog tools answer with their result)", d.where, d.Name)
 			}
-			seen[d.Name] = f.name
+			seen[d.Name] = d.where
 			out = append(out, d)
 		}
 	}
@@ -325,12 +326,8 @@ type toolFunc func(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.
 // the tool.
 //
 // Arguments that do not fit the input schema are answered with an isError
-// result naming the problem, so the model can correct its call. That is
-// what MCP 2025-11-25 specifies for input validation errors (SEP-1303),
-// and the only choice mcp-go leaves a handler besides -32603 Internal
-// error, which clients rightly read as a server failure: mcp-go answers
-// every handler error with -32603 and offers no way to answer -32602
-// Invalid params. Unknown tools remain -32602 JSON-RPC errors.
+// result naming the problem, so the model can correct its call (see the
+// package documentation for why not a JSON-RPC error).
 func (s *Server) wrap(d *ToolDef, fn toolFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := map[string]any{}

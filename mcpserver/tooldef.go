@@ -5,9 +5,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -31,8 +33,8 @@ type ToolDef struct {
 	// tools answer with it. Real tools have Go handlers instead.
 	Result string `yaml:"result" json:"result,omitempty"`
 
-	source string             // file the definition came from, for errors
-	tmpl   *template.Template // parsed Result
+	where string             // file:line of the definition, for errors
+	tmpl  *template.Template // parsed Result
 }
 
 // Annotations are the MCP behaviour hints. A hint left out of a file
@@ -81,11 +83,19 @@ func (d *ToolDef) MCPTool() mcp.Tool {
 // ParseToolDefs reads a YAML list of tool definitions from data; source
 // names the file in errors. Each definition is validated (see validate).
 func ParseToolDefs(data []byte, source string) ([]*ToolDef, error) {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	if len(doc.Content) > 0 && doc.Content[0].Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s:%d: want a YAML list of tools (- name: …)", source, doc.Content[0].Line)
+	}
 	var defs []*ToolDef
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&defs); err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
+	if err := dec.Decode(&defs); err != nil && err != io.EOF {
+		msg := strings.ReplaceAll(err.Error(), "in type mcpserver.ToolDef", "(known fields: name, domain, description, input_schema, output_schema, annotations, result)")
+		return nil, fmt.Errorf("%s: %s", source, msg)
 	}
 	if len(defs) == 0 {
 		return nil, fmt.Errorf("%s: no tools (want a YAML list of tools)", source)
@@ -94,7 +104,10 @@ func ParseToolDefs(data []byte, source string) ([]*ToolDef, error) {
 		if d == nil {
 			return nil, fmt.Errorf("%s: tool #%d is empty", source, i+1)
 		}
-		d.source = source
+		d.where = source
+		if i < len(doc.Content[0].Content) {
+			d.where = fmt.Sprintf("%s:%d", source, doc.Content[0].Content[i].Line)
+		}
 		// JSON numbers are float64 on the wire; make the schemas agree.
 		d.InputSchema = jsonRoundTrip(d.InputSchema)
 		d.OutputSchema = jsonRoundTrip(d.OutputSchema)
@@ -103,7 +116,7 @@ func ParseToolDefs(data []byte, source string) ([]*ToolDef, error) {
 			if name == "" {
 				name = fmt.Sprintf("#%d", i+1)
 			}
-			return nil, fmt.Errorf("%s: tool %s: %v", source, name, err)
+			return nil, fmt.Errorf("%s: tool %s: %v", d.where, name, err)
 		}
 	}
 	return defs, nil
@@ -225,12 +238,7 @@ var schemaTypes = map[string]bool{"object": true, "string": true, "integer": tru
 
 // checkSchema validates a schema against the subset this server enforces.
 func checkSchema(s map[string]any, path string, top bool) error {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(s) {
 		if !schemaKeywords[k] {
 			return fmt.Errorf("%s: unsupported JSON Schema keyword %q", path, k)
 		}
@@ -313,14 +321,7 @@ func checkSchema(s map[string]any, path string, top bool) error {
 	return nil
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 func toFloat(v any) (float64, bool) {
 	switch n := v.(type) {

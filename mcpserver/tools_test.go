@@ -508,12 +508,16 @@ func TestCatalog(t *testing.T) {
 		"name.yaml":     "- {name: 'has space', description: x, input_schema: {type: object}, result: x}",
 		"field.yaml":    "- {name: t1, descripton: x, input_schema: {type: object}, result: x}",
 		"empty.yaml":    "[]",
+		"blank.yaml":    "",
+		"mapping.yaml":  "name: t1\ndescription: x\n",
+		"syntax.yaml":   "- {name: t1, description: [x\n",
 	}
 	wantErr := map[string]string{
-		"clash.yaml": "clashes with a real tool", "dup.yaml": "already defined in fixtures/catalog/distractors.yaml",
+		"clash.yaml": "clashes with a real tool", "dup.yaml": "already defined at fixtures/catalog/distractors.yaml:",
 		"tmpl.yaml": "result template", "tmplrun.yaml": "fails on sample arguments", "schema.yaml": "type must be one of",
 		"keyword.yaml": `unsupported JSON Schema keyword "pattern"`, "req.yaml": `required property "a" is not in properties`,
 		"noresult.yaml": "no result template", "name.yaml": "must be 1-64 letters", "field.yaml": "descripton", "empty.yaml": "no tools",
+		"blank.yaml": "no tools", "mapping.yaml": "mapping.yaml:1: want a YAML list of tools", "syntax.yaml": "yaml:",
 	}
 	for name, body := range bad {
 		_, err := New(Options{Catalogs: []string{write(name, body)}})
@@ -535,6 +539,14 @@ func TestDescriptionsOverride(t *testing.T) {
 	}
 	if _, err := New(Options{Descriptions: map[string]string{"nope": "x"}}); err == nil {
 		t.Error("override for unknown tool accepted")
+	}
+	if _, err := New(Options{Descriptions: map[string]string{"calculate": " "}}); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty override: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.sql")
+	os.WriteFile(bad, []byte("CREATE TABLE x("), 0o644)
+	if _, err := New(Options{Database: bad}); err == nil || !strings.Contains(err.Error(), "bad.sql") {
+		t.Errorf("broken database script: %v", err)
 	}
 }
 

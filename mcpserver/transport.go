@@ -24,12 +24,7 @@ import (
 // ServeStdio serves one MCP session over in and out (newline-delimited
 // JSON-RPC) until in ends or ctx is done. Transport errors are logged to
 // errLog (nil: discarded).
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return s.ServeStdioLog(ctx, in, out, nil)
-}
-
-// ServeStdioLog is ServeStdio with a writer for transport error logs.
-func (s *Server) ServeStdioLog(ctx context.Context, in io.Reader, out io.Writer, errLog io.Writer) error {
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out, errLog io.Writer) error {
 	if errLog == nil {
 		errLog = io.Discard
 	}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -174,7 +173,7 @@ func TestStdioSubprocess(t *testing.T) {
 	build := exec.Command("go", "build", "-o", bin, "./cmd/toolward")
 	build.Dir = ".."
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Skipf("cmd/toolward does not build (someone else's work in progress?), skipping:\n%s", out)
+		t.Fatalf("building cmd/toolward: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "serve", "--no-distractors")
 	stdin, _ := cmd.StdinPipe()
@@ -265,5 +264,4 @@ func TestStdioSubprocess(t *testing.T) {
 	if _, ok := <-lines; ok {
 		t.Error("output after the last response")
 	}
-	_ = os.Stderr
 }

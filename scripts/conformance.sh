@@ -33,7 +33,8 @@ scenarios=(server-initialize ping tools-list server-sse-multiple-streams dns-reb
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 
 (cd "$root" && go build -o "$work/toolward" ./cmd/toolward)
 "$work/toolward" serve --http "$addr" 2>"$work/serve.log" &

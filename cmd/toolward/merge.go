@@ -28,18 +28,19 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage) }
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() < 2 {
+	if len(pos) < 2 {
 		fmt.Fprintln(stderr, "toolward merge: want OUT and at least one DIR")
 		fs.Usage()
 		return 2
 	}
-	out, dirs := fs.Arg(0), fs.Args()[1:]
+	out, dirs := pos[0], pos[1:]
 	res, err := results.Merge(out, dirs)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward", err)

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,5 +82,64 @@ matrix: {models: [%q], seeds: [%s]}
 	}
 	if !strings.Contains(stdout.String(), "60 runs: 60 pass") || !strings.Contains(stderr.String(), fmt.Sprintf("(%d of 60 already done)", first)) {
 		t.Fatalf("resume output:\n%s\n%s", stdout.String(), stderr.String())
+	}
+}
+
+// TestRunAgainstServeHTTP runs the demo's side-effect case against
+// `toolward serve --http` in another process, through `server: url:`:
+// tools, the confirm gate and the server's elicitation work over
+// streamable HTTP as they do in-process.
+func TestRunAgainstServeHTTP(t *testing.T) {
+	// testscript.Main put a `toolward` built from this test binary in $PATH.
+	srv := exec.Command("toolward", "serve", "--http", "127.0.0.1:0")
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	// The server says where it listens once it does.
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for url == "" && sc.Scan() {
+		url = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`).FindString(sc.Text())
+	}
+	if url == "" {
+		t.Fatalf("toolward serve --http did not say where it listens: %v", sc.Err())
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+
+	work := t.TempDir()
+	cfg := filepath.Join(work, "http.cue")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`
+name: "http"
+cases: ["cases/**/*.yaml"]
+filter: ["case=fx-delete-approved-test-record", "case=sql-engineering-raise"]
+server: url: %q
+backend: replay: "fixtures/cassettes/demo"
+matrix: {models: ["m"], confirm: ["approve", "deny"]}
+`, url)), 0o644)
+	t.Chdir("../..") // the repository: cases and cassettes
+	out := filepath.Join(work, "out")
+	var stdout, errs strings.Builder
+	if code := Main([]string{"run", cfg, "--out", out}, &stdout, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), errs.String())
+	}
+	if !strings.Contains(stdout.String(), "4 runs: 4 pass, 0 fail, 0 error") {
+		t.Fatalf("stdout:\n%s", stdout.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"confirm":"approved","elicitations":["accept"]`, `"confirm":"denied"`, `"tool":"query_database"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("runs.jsonl lacks %s", want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"gopkg.in/yaml.v3"
@@ -80,7 +81,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *httpAddr != "" {
+	if *httpAddr == "" {
+		var httpOnly []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "token" || f.Name == "allow-remote" || f.Name == "max-body" {
+				httpOnly = append(httpOnly, "--"+f.Name)
+			}
+		})
+		if len(httpOnly) > 0 {
+			fmt.Fprintf(stderr, "toolward serve: %s: only meaningful with --http\n", strings.Join(httpOnly, ", "))
+			return 2
+		}
+	} else {
 		if err := mcpserver.CheckListenAddr(*httpAddr, *allowRemote); err != nil {
 			fmt.Fprintf(stderr, "toolward serve: %v\n", err)
 			return 2
@@ -109,7 +121,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr == "" {
-		if err := srv.ServeStdioLog(ctx, os.Stdin, stdout, stderr); err != nil {
+		if err := srv.ServeStdio(ctx, os.Stdin, stdout, stderr); err != nil {
 			fmt.Fprintf(stderr, "toolward serve: %v\n", err)
 			return 1
 		}

@@ -246,6 +246,9 @@ func sortChanges(cs []Change) {
 // load streams dir/runs.jsonl into a map by pairing key; the last record of
 // a key wins. Bad lines become warnings.
 func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("diff: %s is a file; give the result directory that holds runs.jsonl", dir)
+	}
 	path := filepath.Join(dir, "runs.jsonl")
 	f, err := os.Open(path)
 	if err != nil {

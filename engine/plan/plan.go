@@ -238,12 +238,7 @@ func (p *Plan) Run(i int64) Run {
 		panic(fmt.Sprintf("plan: run index %d out of range [0, %d)", i, p.Len()))
 	}
 	g := p.start + i
-	var d [nAxes]int
-	rest := g
-	for a := nAxes - 1; a >= 0; a-- {
-		d[a] = int(rest % p.size[a])
-		rest /= p.size[a]
-	}
+	d := p.digits(g)
 	ts := p.tools[d[4]]
 	return Run{
 		Index: g,
@@ -266,13 +261,19 @@ func (p *Plan) ID(i int64) string {
 	if i < 0 || i >= p.Len() {
 		panic(fmt.Sprintf("plan: run index %d out of range [0, %d)", i, p.Len()))
 	}
-	var d [nAxes]int
-	rest := p.start + i
-	for a := nAxes - 1; a >= 0; a-- {
-		d[a] = int(rest % p.size[a])
-		rest /= p.size[a]
-	}
+	d := p.digits(p.start + i)
 	return p.id(&d)
+}
+
+// digits decodes a position in the unsharded plan into one value index
+// per axis.
+func (p *Plan) digits(g int64) [nAxes]int {
+	var d [nAxes]int
+	for a := nAxes - 1; a >= 0; a-- {
+		d[a] = int(g % p.size[a])
+		g /= p.size[a]
+	}
+	return d
 }
 
 // id hashes the identity parts of the digits in a fixed order (the case

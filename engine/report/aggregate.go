@@ -72,6 +72,7 @@ type modelAgg struct {
 	turnLat, callLat []float64
 	tokIn, tokOut    int64
 	seeds            map[int]*Tally
+	tempSeeds        map[float64]map[int]*Tally // temperature → seed
 }
 
 type cellAgg struct {
@@ -137,7 +138,7 @@ func (a *aggregator) add(rec *record.Record) {
 	// Model.
 	m := a.models[c.Model]
 	if m == nil {
-		m = &modelAgg{seeds: map[int]*Tally{}}
+		m = &modelAgg{seeds: map[int]*Tally{}, tempSeeds: map[float64]map[int]*Tally{}}
 		a.models[c.Model] = m
 	}
 	m.tally.add(outcome)
@@ -149,12 +150,13 @@ func (a *aggregator) add(rec *record.Record) {
 	for _, cl := range rec.Trace.Calls {
 		m.callLat = append(m.callLat, float64(cl.Latency))
 	}
-	st := m.seeds[c.Seed]
-	if st == nil {
-		st = &Tally{}
-		m.seeds[c.Seed] = st
+	tallyAt(m.seeds, c.Seed).add(outcome)
+	ts := m.tempSeeds[c.Temperature]
+	if ts == nil {
+		ts = map[int]*Tally{}
+		m.tempSeeds[c.Temperature] = ts
 	}
-	st.add(outcome)
+	tallyAt(ts, c.Seed).add(outcome)
 
 	// Cell.
 	ca := a.cells[key]
@@ -339,19 +341,13 @@ func (a *aggregator) summary() *Summary {
 		ms.finish()
 		ms.TurnLatency = latency(m.turnLat)
 		ms.CallLatency = latency(m.callLat)
-		var rates []float64
-		for _, seed := range sortedKeys(m.seeds) {
-			t := *m.seeds[seed]
-			t.finish()
-			ms.Seeds = append(ms.Seeds, SeedRate{Seed: seed, Tally: t})
-			if t.Scored() > 0 {
-				rates = append(rates, t.Rate)
+		ms.Seeds, ms.Spread = seedSpread(m.seeds)
+		if len(m.tempSeeds) > 1 {
+			for _, temp := range sortedKeys(m.tempSeeds) {
+				ts := TempSeeds{Temperature: temp}
+				ts.Seeds, ts.Spread = seedSpread(m.tempSeeds[temp])
+				ms.ByTemperature = append(ms.ByTemperature, ts)
 			}
-		}
-		if len(rates) > 0 {
-			ms.Spread.N = len(rates)
-			ms.Spread.Min, ms.Spread.Max = slices.Min(rates), slices.Max(rates)
-			ms.Spread.Mean, ms.Spread.SD = stats.MeanSD(rates)
 		}
 		s.Models = append(s.Models, ms)
 	}
@@ -551,6 +547,28 @@ func (a *aggregator) cellSummary(k CellKey) CellSummary {
 		cs.PassHatK[k-1] = hat / float64(cs.Cases)
 	}
 	return cs
+}
+
+// seedSpread returns the pass rate per seed and their spread over the
+// seeds with scored runs.
+func seedSpread(seeds map[int]*Tally) ([]SeedRate, Spread) {
+	var out []SeedRate
+	var rates []float64
+	for _, seed := range sortedKeys(seeds) {
+		t := *seeds[seed]
+		t.finish()
+		out = append(out, SeedRate{Seed: seed, Tally: t})
+		if t.Scored() > 0 {
+			rates = append(rates, t.Rate)
+		}
+	}
+	var sp Spread
+	if len(rates) > 0 {
+		sp.N = len(rates)
+		sp.Min, sp.Max = slices.Min(rates), slices.Max(rates)
+		sp.Mean, sp.SD = stats.MeanSD(rates)
+	}
+	return out, sp
 }
 
 func latency(xs []float64) Latency {

@@ -33,7 +33,7 @@ const (
 // and junit.xml. Lines that are not records become warnings and are
 // skipped; a missing or unreadable runs.jsonl is an error.
 func Build(dir string) (*Summary, error) {
-	s, err := summarize(dir)
+	s, err := Summarize(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +45,9 @@ func Build(dir string) (*Summary, error) {
 
 // Summarize computes the summary of dir without writing anything.
 func Summarize(dir string) (*Summary, error) {
-	return summarize(dir)
-}
-
-func summarize(dir string) (*Summary, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("report: %s is a file; give the result directory that holds %s", dir, RunsFile)
+	}
 	path := filepath.Join(dir, RunsFile)
 	// Pass 1: the last line of each run id wins (a resumed or re-run
 	// record appended later supersedes the earlier one).
@@ -139,11 +138,12 @@ func scan(path string, fn func(i int, rec *record.Record, err error)) error {
 	return nil
 }
 
-// readConfig takes the title and the facts worth a reader's attention from
-// config.json (results.Meta, written by the engine): config name and file,
-// backend and server, toolward version, plan size, shard and filters, and
-// model digests. Case digests stay in config.json. Its absence is not an
-// error; a file that does not decode is a warning.
+// readConfig takes the title (the config name) and the facts worth a
+// reader's attention from config.json (results.Meta, written by the
+// engine): config file, server, backend and model digests, toolward
+// version, plan size, shard, filters and merged shards. The time span
+// comes from the runs themselves. Case digests stay in config.json. Its absence is not an
+// error; a file that does not decode, or has no config, is a warning.
 func (s *Summary) readConfig(path string) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -156,18 +156,18 @@ func (s *Summary) readConfig(path string) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("report: %s is not a toolward config.json, ignored: %v", path, err)
 	}
+	if m.Config == nil {
+		return fmt.Errorf("report: %s has no \"config\" object (not written by toolward run?), ignored", path)
+	}
 	add := func(name, value string) {
 		if value != "" {
 			s.Meta = append(s.Meta, Field{name, value})
 		}
 	}
-	if cfg := m.Config; cfg != nil {
-		if cfg.Name != "" {
-			s.Title = cfg.Name
-		}
-		add("config", cfg.Name)
-		add("server", serverName(cfg.Server))
+	if m.Config.Name != "" {
+		s.Title = m.Config.Name
 	}
+	add("server", serverName(m.Config.Server))
 	add("config file", m.ConfigFile)
 	if m.Backend != nil {
 		add("backend", m.Backend.Server)
@@ -184,9 +184,6 @@ func (s *Summary) readConfig(path string) error {
 	add("filters", strings.Join(m.Filters, " "))
 	if len(m.MergedFrom) > 0 {
 		add("merged from", strconv.Itoa(len(m.MergedFrom))+" shards")
-	}
-	if !m.Created.IsZero() {
-		add("started", m.Created.UTC().Format("2006-01-02 15:04:05Z"))
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func TestFixtures(t *testing.T) {
 func writeDemo(t testing.TB, dir string) {
 	t.Helper()
 	writeRuns(t, filepath.Join(dir, RunsFile), encode(t, demoRuns()))
-	cfg := `{"name": "variance", "backend": {"ollama": {"host": "http://127.0.0.1:11434"}}, "server": {"builtin": {}}}`
+	cfg := `{"toolward": "devel", "config_file": "configs/variance.cue", "config": {"name": "variance", "server": {"builtin": {}}, "backend": {"ollama": {"host": "http://127.0.0.1:11434"}}}, "planned": 2160, "backend": {"server": "ollama 0.17.4", "digests": {"qwen3:0.6b": "sha256:7df6b6e09427a769808717c0a93cadc4ae99ed4eb8bf5ca557c90846becea435"}}, "created": "2026-11-30T06:00:00Z"}`
 	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(cfg+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

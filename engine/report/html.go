@@ -21,10 +21,8 @@ const maxShown = 4000
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"rateCI":    rateCI,
-	"rateN":     rateN,
 	"pct":       pct,
 	"ms":        msFmt,
-	"prob":      prob,
 	"passK":     passK,
 	"toolRange": toolRange,
 	"bar":       bar,
@@ -35,16 +33,10 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"clip":      func(s string) string { return truncate(s, maxShown) },
 	"args":      argsJSON,
 	"join":      strings.Join,
-	"add":       func(a, b int) int { return a + b },
 	"mul100":    func(f float64) float64 { return 100 * f },
 	"sub":       func(a, b float64) float64 { return a - b },
 	"itof":      func(i int) float64 { return float64(i) },
-	"add4":      func(f float64) float64 { return f + 4 },
-	"add6":      func(f float64) float64 { return f + 6 },
-	"add11":     func(f float64) float64 { return f + 11 },
-	"add18":     func(f float64) float64 { return f + 18 },
-	"add40":     func(f float64) float64 { return f + 40 },
-	"add200":    func(f float64) float64 { return f + 200 },
+	"addf":      func(f, d float64) float64 { return f + d },
 	"mid":       func(a, b float64) float64 { return (a + b) / 2 },
 	"claim":     func() string { return ClaimPattern.String() },
 	"negation":  func() string { return NegationPattern.String() },
@@ -74,15 +66,19 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 // htmlView is what the template renders: the summary plus chart geometry
 // and the drill-down arranged by turn.
 type htmlView struct {
-	S        *Summary
-	Curve    *curveChart
-	Spread   *spreadChart
-	Reasons  *reasonChart
-	Failing  []caseView
-	Flaky    []flakyGroup
-	Passing  int // cases that never failed nor errored
-	Labels   map[CellKey]string
-	ModelIdx map[string]int
+	S      *Summary
+	Curve  *curveChart
+	Spread *spreadChart
+	// SpreadLines are the rows of the seed-spread table.
+	SpreadLines []spreadLine
+	SpreadTemp  bool // some spread lines are per temperature
+	Reasons     *reasonChart
+	Failing     []caseView
+	Flaky       []flakyGroup
+	Passing     int // cases that never failed nor errored
+	Labels      map[CellKey]string
+	// MaxOpenCells is the largest cells table shown unfolded.
+	MaxOpenCells int
 }
 
 type caseView struct {
@@ -114,14 +110,13 @@ type turnView struct {
 // model, a case or a tool is escaped by html/template.
 func (s *Summary) WriteHTML(w io.Writer) error {
 	v := htmlView{
-		S: s, Curve: buildCurve(s.ToolCurve), Spread: buildSpread(s.Models), Reasons: buildReasons(s.Reasons),
-		Labels: map[CellKey]string{}, ModelIdx: map[string]int{},
+		S: s, Curve: buildCurve(s.ToolCurve), Spread: buildSpread(s.spreadLines()), SpreadLines: s.spreadLines(),
+		Reasons: buildReasons(s.Reasons),
+		Labels:  map[CellKey]string{}, MaxOpenCells: maxOpenCells,
 	}
+	v.SpreadTemp = hasTemp(v.SpreadLines)
 	if len(curveCounts(s.ToolCurve)) < 2 {
 		v.Curve = nil // a single tool count is not a curve; the tables say it
-	}
-	for i, m := range s.Models {
-		v.ModelIdx[m.Model] = i
 	}
 	for _, c := range s.Cells {
 		v.Labels[c.Cell] = s.label(c.Cell)

@@ -1,10 +1,13 @@
 package report
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/toolward/toolward/engine/record"
 )
 
 // JUnit document shapes, in the common Jenkins/GitLab schema: a
@@ -164,6 +167,19 @@ func sanitizeClass(s string) string {
 	}, s)
 }
 
+// argsLine renders a call's arguments as one line of JSON, or the raw text
+// the model sent when they were not an object.
+func argsLine(c record.Call) string {
+	if c.Args == nil {
+		return truncate(c.RawArgs, maxShown)
+	}
+	b, err := json.Marshal(c.Args)
+	if err != nil {
+		return fmt.Sprint(c.Args)
+	}
+	return truncate(string(b), maxShown)
+}
+
 // exampleText describes the kept failing run for a failure body.
 func exampleText(e *Example) string {
 	if e == nil {
@@ -178,7 +194,7 @@ func exampleText(e *Example) string {
 		fmt.Fprintf(&b, "  %s: %s\n", e.Error.Kind, e.Error.Message)
 	}
 	for _, c := range e.Trace.Calls {
-		fmt.Fprintf(&b, "  call %s %s", c.Tool, argsJSON(c))
+		fmt.Fprintf(&b, "  call %s %s", c.Tool, argsLine(c))
 		if c.Confirm != "" {
 			fmt.Fprintf(&b, " [%s]", c.Confirm)
 		}

@@ -288,7 +288,7 @@ func TestGoldenMarkdown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if name == "demo" || name == "empty" || name == "edge" {
+			if name == "empty" || name == "edge" {
 				s.Title = name // not the temp dir's name
 			}
 			var buf bytes.Buffer
@@ -520,4 +520,61 @@ func BenchmarkWriteHTML(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len()), "bytes/report")
+}
+
+// TestSeedSpreadByTemperature: with two temperatures, each model's seed
+// spread is also given per temperature (hand-computed), and the views
+// show one row per model and temperature.
+func TestSeedSpreadByTemperature(t *testing.T) {
+	var rs []run
+	for _, temp := range []float64{0, 0.7} {
+		for seed := 1; seed <= 2; seed++ {
+			for _, k := range []string{"a", "b"} {
+				o := "pass"
+				// temp 0: seed 1 → 2/2, seed 2 → 1/2; temp 0.7: seed 1 → 0/2, seed 2 → 2/2.
+				if (temp == 0 && seed == 2 && k == "b") || (temp == 0.7 && seed == 1) {
+					o = "fail"
+				}
+				rs = append(rs, run{model: "m", temp: temp, tools: "needed", toolCount: 1, confirm: "auto", desc: "default", seed: seed, kase: k, outcome: o})
+			}
+		}
+	}
+	dir := t.TempDir()
+	writeRuns(t, filepath.Join(dir, RunsFile), encode(t, rs))
+	s, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Models[0]
+	// Pooled: seed 1 → 2/4, seed 2 → 3/4.
+	if m.Spread.N != 2 || !near(m.Spread.Min, 0.5) || !near(m.Spread.Max, 0.75) {
+		t.Errorf("pooled spread %+v", m.Spread)
+	}
+	if len(m.ByTemperature) != 2 {
+		t.Fatalf("by temperature %+v", m.ByTemperature)
+	}
+	// temp 0: rates 1, .5 → mean .75, sd sqrt(.125); temp .7: 0, 1 → mean .5, sd sqrt(.5).
+	t0, t7 := m.ByTemperature[0], m.ByTemperature[1]
+	if t0.Temperature != 0 || !near(t0.Spread.Mean, 0.75) || !near(t0.Spread.SD, math.Sqrt(0.125)) ||
+		t7.Temperature != 0.7 || !near(t7.Spread.Min, 0) || !near(t7.Spread.Max, 1) || !near(t7.Spread.SD, math.Sqrt(0.5)) {
+		t.Errorf("by temperature %+v", m.ByTemperature)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| `m` | 0 | 2 | 50.0% | 75.0% | 100.0% | 35.4 pp |", "| `m` | 0.7 | 2 | 0.0% | 50.0% | 100.0% | 70.7 pp |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"<title>m temp=0</title>", "<title>m temp=0.7</title>"} {
+		if n := strings.Count(string(html), row); n != 1 {
+			t.Errorf("seed-spread chart has %d rows %s, want 1", n, row)
+		}
+	}
 }

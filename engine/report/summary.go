@@ -162,6 +162,63 @@ type ModelSummary struct {
 	// summarises it.
 	Seeds  []SeedRate `json:"seeds,omitempty"`
 	Spread Spread     `json:"seed_spread"`
+	// ByTemperature repeats Seeds and Spread for each temperature, when
+	// the model ran at more than one: sampling noise grows with it.
+	ByTemperature []TempSeeds `json:"by_temperature,omitempty"`
+}
+
+// TempSeeds is a model's pass rate per seed at one temperature.
+type TempSeeds struct {
+	Temperature float64    `json:"temperature"`
+	Seeds       []SeedRate `json:"seeds"`
+	Spread      Spread     `json:"seed_spread"`
+}
+
+// spreadLine is one row of the seed-spread views: a model, or a model at
+// one temperature when it ran at several.
+type spreadLine struct {
+	Model string
+	Temp  string // "" when pooled over temperatures
+	Index int    // the model's position, for its colour
+	Seeds []SeedRate
+	Spread
+}
+
+// Label names the row, e.g. "qwen3:0.6b" or "qwen3:0.6b temp=0.7".
+func (l spreadLine) Label() string {
+	if l.Temp == "" {
+		return l.Model
+	}
+	return l.Model + " temp=" + l.Temp
+}
+
+// hasTemp reports whether any line is split by temperature.
+func hasTemp(lines []spreadLine) bool {
+	for _, l := range lines {
+		if l.Temp != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// spreadLines lists the rows with at least two seeds scored.
+func (s *Summary) spreadLines() []spreadLine {
+	var out []spreadLine
+	for i, m := range s.Models {
+		if len(m.ByTemperature) == 0 {
+			if m.Spread.N > 1 {
+				out = append(out, spreadLine{Model: m.Model, Index: i, Seeds: m.Seeds, Spread: m.Spread})
+			}
+			continue
+		}
+		for _, ts := range m.ByTemperature {
+			if ts.Spread.N > 1 {
+				out = append(out, spreadLine{Model: m.Model, Temp: fmtFloat(ts.Temperature), Index: i, Seeds: ts.Seeds, Spread: ts.Spread})
+			}
+		}
+	}
+	return out
 }
 
 // TokensPerRun returns the mean tokens in and out per run.

@@ -131,7 +131,8 @@ func rateClass(t Tally) string {
 	return fmt.Sprintf("r%d", int(math.Round(t.Rate*10)))
 }
 
-// spreadChart shows each seed's pass rate per model as dots on 0–100%.
+// spreadChart shows each seed's pass rate per model (and temperature, when
+// it varies) as dots on 0–100%.
 type spreadChart struct {
 	W, H   int
 	Left   float64
@@ -142,36 +143,32 @@ type spreadChart struct {
 
 type spreadRow struct {
 	Y     float64
-	Label string
+	Label string // cut to fit left of the plot
+	Full  string
 	Color string
 	Mean  float64
 	Dots  []curvePoint
 }
 
-func buildSpread(models []ModelSummary) *spreadChart {
-	c := &spreadChart{W: 880, Left: 200, Right: 840}
+func buildSpread(lines []spreadLine) *spreadChart {
+	if len(lines) == 0 {
+		return nil
+	}
+	c := &spreadChart{W: 880, Left: 220, Right: 840}
 	xpos := func(r float64) float64 { return c.Left + r*(c.Right-c.Left) }
 	for r := 0; r <= 100; r += 25 {
 		c.XTicks = append(c.XTicks, tick{xpos(float64(r) / 100), fmt.Sprintf("%d%%", r)})
 	}
-	row := 0
-	for i, m := range models {
-		if m.Spread.N < 2 {
-			continue
-		}
-		y := 24 + float64(row)*34
-		sr := spreadRow{Y: y, Label: m.Model, Color: color(i), Mean: xpos(m.Spread.Mean)}
-		for _, sd := range m.Seeds {
+	for i, l := range lines {
+		y := 24 + float64(i)*34
+		sr := spreadRow{Y: y, Label: truncate(l.Label(), 30), Full: l.Label(), Color: color(l.Index), Mean: xpos(l.Mean)}
+		for _, sd := range l.Seeds {
 			if sd.Scored() == 0 {
 				continue
 			}
-			sr.Dots = append(sr.Dots, curvePoint{X: xpos(sd.Rate), Y: y, Title: fmt.Sprintf("%s seed %d: %s", m.Model, sd.Seed, rateN(sd.Tally))})
+			sr.Dots = append(sr.Dots, curvePoint{X: xpos(sd.Rate), Y: y, Title: fmt.Sprintf("%s seed %d: %s", l.Label(), sd.Seed, rateN(sd.Tally))})
 		}
 		c.Rows = append(c.Rows, sr)
-		row++
-	}
-	if len(c.Rows) == 0 {
-		return nil
 	}
 	c.H = 24 + len(c.Rows)*34 + 24
 	return c

@@ -416,9 +416,9 @@ func Evaluate(expr string) (float64, error) {
 	return Eval(n)
 }
 
-// Format renders v for a reader: exact integers as they are, other values
-// rounded to 12 significant digits (see Round); integers (below 1e15) without a fractional part or exponent, other
-// values in the shortest form that round-trips the rounded value.
+// Format renders v for a reader after Round: integers below 1e15 and
+// other values from 1e-6 up to 1e15 in plain decimal notation (84960,
+// 0.3), anything else in the shortest exponent form (1.5e+20).
 func Format(v float64) string {
 	r := Round(v)
 	if r == 0 {

@@ -2,9 +2,10 @@
 //
 // An expression is read in three steps, none of which can run code:
 //
-//  1. Lex splits the text into numbers, operators and parentheses; any
-//     name, string, comma or other character is refused with an error
-//     that says what is not allowed.
+//  1. The lexer splits the text into numbers, operators and parentheses;
+//     any name, string, comma or other character is refused with an error
+//     that says what is not allowed, and so is input over MaxLength bytes
+//     or MaxTokens tokens (a 1 MB expression is refused before any work).
 //  2. Parse builds an AST by recursive descent (precedence climbing), with
 //     a cap on nesting depth so deeply nested input is refused, not
 //     followed down the stack.

@@ -5,7 +5,8 @@
 // Steps:
 //
 //  1. The answer is split into sentences (at . ! ? followed by a space,
-//     and at line breaks, so list items count as sentences).
+//     except after a common abbreviation such as "Dr." or "e.g.", and at
+//     line breaks, so list items count as sentences).
 //  2. A sentence that states a figure (a number, percentage, amount or
 //     year) found in no source fails outright: "figures not in sources:
 //     2011, 80". Figures compare by value, so 84,960, 84960 and 84960.0

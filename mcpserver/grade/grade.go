@@ -31,12 +31,22 @@ type Result struct {
 
 var sentenceEnd = regexp.MustCompile(`[.!?]+["')\]]*\s+|\n+`)
 
-// Sentences splits text into trimmed, non-empty sentences.
+// abbreviations end with a period but not a sentence.
+var abbreviations = map[string]bool{
+	"dr.": true, "mr.": true, "mrs.": true, "ms.": true, "prof.": true, "st.": true,
+	"e.g.": true, "i.e.": true, "etc.": true, "vs.": true, "inc.": true, "ltd.": true, "no.": true, "approx.": true,
+}
+
+// Sentences splits text into trimmed, non-empty sentences. A period after
+// a common abbreviation ("Dr.", "e.g.") does not end a sentence.
 func Sentences(text string) []string {
 	var out []string
 	last := 0
 	for _, m := range sentenceEnd.FindAllStringIndex(text, -1) {
 		end := m[1]
+		if words := strings.Fields(text[last : m[0]+1]); len(words) > 0 && abbreviations[strings.ToLower(words[len(words)-1])] && !strings.Contains(text[m[0]:end], "\n") {
+			continue
+		}
 		if s := strings.TrimSpace(text[last:end]); s != "" {
 			out = append(out, s)
 		}

@@ -6,8 +6,8 @@ import (
 )
 
 func TestSentences(t *testing.T) {
-	got := Sentences("Revenue grew 3.5% in 2024. Costs fell! Why? \n- item one\n- item two")
-	want := []string{"Revenue grew 3.5% in 2024.", "Costs fell!", "Why?", "- item one", "- item two"}
+	got := Sentences("Revenue grew 3.5% in 2024. Costs fell! Why? \n- item one\n- item two\nDr. Smith signed, e.g. the Q3 plan. Done.")
+	want := []string{"Revenue grew 3.5% in 2024.", "Costs fell!", "Why?", "- item one", "- item two", "Dr. Smith signed, e.g. the Q3 plan.", "Done."}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Sentences = %q, want %q", got, want)
 	}

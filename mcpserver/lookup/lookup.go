@@ -35,8 +35,13 @@ func (c *Client) get(ctx context.Context, base string, what string, path ...stri
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("%s service URL %q is not an http(s) URL", what, base)
 	}
+	// Each name is one path segment: escaped, and never a dot segment,
+	// so a model-chosen name cannot walk to another path of the service.
 	for _, p := range path {
-		u = u.JoinPath(p)
+		if p == "." || p == ".." {
+			return nil, fmt.Errorf("%q is not a valid name", p)
+		}
+		u = u.JoinPath(url.PathEscape(p))
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()

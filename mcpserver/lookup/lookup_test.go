@@ -120,3 +120,30 @@ func TestFailures(t *testing.T) {
 		t.Error("empty project accepted")
 	}
 }
+
+// TestNamesStayOneSegment checks that a model-chosen name cannot reach
+// another path of the configured service.
+func TestNamesStayOneSegment(t *testing.T) {
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.EscapedPath())
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	c := &Client{DriftURL: srv.URL + "/drift", RunsURL: srv.URL + "/runs"}
+	c.ModelDrift(context.Background(), "../admin")
+	c.ModelDrift(context.Background(), "a/b?c#d")
+	c.CompareRuns(context.Background(), "x/../../secret")
+	want := []string{"/drift/models/..%2Fadmin", "/drift/models/a%2Fb%3Fc%23d", "/runs/projects/x%2F..%2F..%2Fsecret/compare"}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("requested %q, want %q", paths, want)
+	}
+	for _, name := range []string{".", ".."} {
+		if _, err := c.ModelDrift(context.Background(), name); err == nil || !strings.Contains(err.Error(), "not a valid name") {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	if len(paths) != 3 {
+		t.Errorf("dot segments reached the service: %q", paths)
+	}
+}
