@@ -200,9 +200,6 @@ func (p *Plan) Models() []string { return p.models }
 // DescriptionSets returns the description-set axis.
 func (p *Plan) DescriptionSets() []string { return p.descs }
 
-// ToolSubsets returns the tool-subset axis.
-func (p *Plan) ToolSubsets() []schema.ToolSubset { return p.tools }
-
 // AxisCount is the number of values an axis has in the plan.
 type AxisCount struct {
 	Name   string

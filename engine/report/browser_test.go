@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,8 +55,9 @@ var consoleLine = regexp.MustCompile(`(?m)^.*(:CONSOLE[:(]|Uncaught ).*$`)
 
 // TestBrowserRender opens a generated report from disk in headless
 // Chromium: the DOM must have the charts and tables, no script and no
-// injected attribute, the console must stay silent, and a screenshot is
-// written next to the report (set TOOLWARD_REPORT_DIR to keep it).
+// injected attribute, the console must stay silent, and a full-page
+// screenshot is written next to the report (set TOOLWARD_REPORT_DIR to
+// keep it).
 func TestBrowserRender(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
@@ -97,7 +99,7 @@ func TestBrowserRender(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<svg id="tool-curve"`, `<svg id="seed-spread"`, `<svg id="reasons-chart"`, `<svg class="ci"`,
-		`id="cells-table"`, `id="confirm-table"`, `id="flaky-table"`, `id="axis-temperature"`, `id="axis-descriptions"`,
+		`id="seed-table"`, `id="cells-table"`, `id="confirm-table"`, `id="flaky-table"`, `id="axis-temperature"`, `id="axis-descriptions"`,
 		`<details class="case"`, `class="call denied"`,
 	} {
 		if !strings.Contains(dom, want) {
@@ -114,8 +116,25 @@ func TestBrowserRender(t *testing.T) {
 		t.Error("rendered DOM lacks the hostile answer as text")
 	}
 
+	// Size the screenshot to the whole page: a throwaway wrapper page (the
+	// report itself has no scripts) loads the report in a frame and logs
+	// its height, as scripts/render-report.sh does.
+	wrapper := filepath.Join(t.TempDir(), "measure.html")
+	if err := os.WriteFile(wrapper, []byte(`<!DOCTYPE html><iframe id="f" src="file://`+page+`" style="width:1280px;height:100px;border:0"></iframe>
+<script>document.getElementById("f").onload = function () { console.log("toolward-height=" + this.contentDocument.documentElement.scrollHeight); };</script>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, measured := headless(t, bin, wrapper, "--allow-file-access-from-files", "--window-size=1280,1000", "--dump-dom")
+	m := regexp.MustCompile(`toolward-height=(\d+)`).FindStringSubmatch(measured)
+	if m == nil {
+		t.Fatalf("could not measure the page height; browser said:\n%s", measured)
+	}
+	height, _ := strconv.Atoi(m[1])
+	if height < 2000 {
+		t.Errorf("report is %d pixels tall; the charts, tables and drill-down need more", height)
+	}
 	shot := filepath.Join(dir, "report.png")
-	headless(t, bin, page, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars")
+	headless(t, bin, page, "--screenshot="+shot, "--window-size=1280,"+m[1], "--hide-scrollbars")
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
@@ -125,8 +144,8 @@ func TestBrowserRender(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 2000 {
-		t.Errorf("screenshot is %v, want 1280×2000", b)
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != height {
+		t.Errorf("screenshot is %v, want 1280×%d", b, height)
 	}
 	t.Logf("screenshot: %s", shot)
 }
