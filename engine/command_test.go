@@ -143,3 +143,15 @@ matrix: models: ["m"]
 		}
 	}
 }
+
+func TestStderrTail(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log")
+	if got := stderrTail(p); got != "" {
+		t.Errorf("missing log: %q", got)
+	}
+	os.WriteFile(p, []byte("starting\nfatal: no database\n\n"), 0o644)
+	if got := stderrTail(p); !strings.HasSuffix(got, "ends: fatal: no database") || !strings.Contains(got, p) {
+		t.Errorf("got %q", got)
+	}
+}

@@ -12,7 +12,8 @@
 //     cassette recorder with --record, and in a per-host concurrency
 //     limit), and preflight it: if the server is down or a model is
 //     missing, nothing runs.
-//  4. Connect to the MCP server (package session) and list its tools.
+//  4. Connect to the MCP server (package session) and list its tools; a
+//     server that does not answer within two minutes stops the job.
 //  5. Create the result directory (or, on resume, compact its runs.jsonl
 //     to the runs that finished with pass or fail) and write config.json.
 //  6. Feed the plan's runs, in plan order (grouped by model), to Workers

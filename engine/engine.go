@@ -184,9 +184,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		l    *Loaded
 		meta *results.Meta
 		err  error
-		// beginning marks the start of the first run, after which a new
-		// result directory is kept whatever happens.
-		beginning = func() {}
 	)
 	if opts.ResumeDir != "" {
 		if meta, err = results.ReadMeta(opts.ResumeDir); err != nil {
@@ -269,6 +266,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// removed again if the job fails before its first run, unless the
 	// server's stderr log says something worth reading.
 	dir := opts.ResumeDir
+	started := false // set at the first run; a new directory is kept from then on
 	if dir == "" {
 		if opts.OutDir != "" {
 			dir = opts.OutDir
@@ -283,13 +281,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		began := false
 		defer func() {
-			if !began {
+			if !started {
 				removeUnused(dir)
 			}
 		}()
-		beginning = func() { began = true }
 	}
 
 	// The MCP server. A command server's stderr goes to the result dir.
@@ -318,6 +314,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %s: %w", openTimeout, err)
+		}
+		if sopts.Stderr != nil {
+			err = fmt.Errorf("%w%s", err, stderrTail(filepath.Join(dir, results.StderrFile)))
 		}
 		return nil, fmt.Errorf("connecting to the MCP server, nothing ran: %w", err)
 	}
@@ -378,7 +377,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		fmt.Fprintf(opts.Progress, " on %d workers, results in %s\n", workers, dir)
 		j.meter = progress.New(opts.Progress, todo, progress.Options{TTY: opts.ProgressTTY, Now: now})
 	}
-	beginning()
+	started = true
 	j.schedule(ctx, opts.Stop, workers, done)
 	if j.meter != nil {
 		j.meter.Finish()
@@ -395,6 +394,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.Interrupted = true
 	}
 	return res, nil
+}
+
+// stderrTail points at a command server's stderr log, quoting its last
+// line, or returns "" when the log is empty.
+func stderrTail(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return ""
+	}
+	if len(last) > 300 {
+		last = last[:300] + "…"
+	}
+	return fmt.Sprintf("\nthe server's stderr (%s) ends: %s", path, last)
 }
 
 // removeUnused removes a result directory that no run wrote to, keeping it

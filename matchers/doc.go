@@ -11,8 +11,16 @@
 // Compile turns one decoded YAML/JSON value into a Matcher:
 //
 //   - a literal scalar matches an equal value; numbers compare by value
-//     (5 = 5.0, integers beyond 2^53 exactly) but "5" is a string, not 5;
-//     strings compare exactly (case and whitespace count);
+//     (5 = 5.0) but "5" is a string, not 5; strings compare exactly (case
+//     and whitespace count, no Unicode normalisation);
+//   - large numbers: a case's YAML integer is kept exactly (int64, or
+//     json.Number beyond it) and 2^53+1 is not equal to 2^53; but model
+//     arguments arrive as JSON numbers decoded to float64 (see Call), exact
+//     only up to 2^53, so an expected integer beyond that can never match
+//     a real call: the mismatch says so, and validate scores golden
+//     arguments as a model's (through JSON) so it reports such a case.
+//     A YAML float such as 9007199254740993.0 is a float64 already
+//     (9007199254740992), like a model's;
 //   - a literal object matches an object that has every named key with a
 //     matching value; other keys are allowed unless strict (strict_args);
 //   - a literal list matches a list of the same length, element by element;

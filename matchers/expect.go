@@ -2,8 +2,9 @@ package matchers
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -62,16 +63,16 @@ type whenEntry struct {
 }
 
 func (w *whenEntry) applies(c Cell) bool {
-	if w.models != nil && !containsStr(w.models, c.Model) {
+	if w.models != nil && !slices.Contains(w.models, c.Model) {
 		return false
 	}
-	if w.tools != nil && !containsStr(w.tools, c.Tools) {
+	if w.tools != nil && !slices.Contains(w.tools, c.Tools) {
 		return false
 	}
-	if w.confirm != nil && !containsStr(w.confirm, c.Confirm) {
+	if w.confirm != nil && !slices.Contains(w.confirm, c.Confirm) {
 		return false
 	}
-	if w.descriptions != nil && !containsStr(w.descriptions, c.Descriptions) {
+	if w.descriptions != nil && !slices.Contains(w.descriptions, c.Descriptions) {
 		return false
 	}
 	if w.temperatures != nil {
@@ -90,15 +91,6 @@ func (w *whenEntry) applies(c Cell) bool {
 	return true
 }
 
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // CompileExpect compiles a case's `expect:` mapping as decoded from YAML
 // or JSON. Errors are *CompileError with paths starting at "expect".
 func CompileExpect(raw map[string]any) (*Expectation, error) {
@@ -106,128 +98,146 @@ func CompileExpect(raw map[string]any) (*Expectation, error) {
 	if raw == nil {
 		return nil, compileErr(p, nil, "missing expectations")
 	}
+	var errs CompileErrors
 	e := &Expectation{}
-	if err := checkFields(p, raw, ExpectFields); err != nil {
-		return nil, err
-	}
+	checkFields(p, raw, ExpectFields, &errs)
 	e.base = rules{order: OrderSequence, maxCalls: -1}
-	if _, err := compileRules(p, raw, &e.base, nil); err != nil {
-		return nil, err
-	}
+	compileRules(p, raw, &e.base, nil, &errs)
 	if w, ok := raw["when"]; ok {
 		list, ok := w.([]any)
 		if !ok {
-			return nil, compileErr(p.key("when"), nil, "want a list of overrides, got %s", kind(w))
+			errs.add(compileErr(p.key("when"), nil, "want a list of overrides, got %s", kind(w)))
 		}
 		for i, item := range list {
 			ip := p.key("when").idx(i)
 			m, ok := asMap(item)
 			if !ok {
-				return nil, compileErr(ip, nil, "want an object, got %s", kind(item))
+				errs.add(compileErr(ip, nil, "want an object, got %s", kind(item)))
+				continue
 			}
-			we, err := compileWhen(ip, m)
-			if err != nil {
-				return nil, err
-			}
-			e.when = append(e.when, we)
+			e.when = append(e.when, compileWhen(ip, m, &errs))
 		}
 	}
 	if len(e.base.calls) > 0 && e.base.noCalls {
-		return nil, compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls")
+		errs.add(compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls"))
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return e, nil
 }
 
-func checkFields(p path, m map[string]any, allowed []string) error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// CompileErrors lists every independent mistake CompileExpect found, in
+// the order of the expectation's fields. errors.As finds the first as a
+// *CompileError.
+type CompileErrors []*CompileError
+
+func (es CompileErrors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !containsStr(allowed, k) {
+	return strings.Join(lines, "\n")
+}
+
+func (es CompileErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// add appends err (a *CompileError, or nil) and reports whether it did.
+func (es *CompileErrors) add(err error) bool {
+	if err == nil {
+		return false
+	}
+	*es = append(*es, err.(*CompileError))
+	return true
+}
+
+// checkFields adds an error per key of m outside allowed (with a
+// did-you-mean) and reports whether there was any.
+func checkFields(p path, m map[string]any, allowed []string, errs *CompileErrors) bool {
+	bad := false
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(allowed, k) {
 			msg := fmt.Sprintf("unknown field %q", k)
 			if s := Suggest(k, allowed); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return compileErr(p.key(k), nil, "%s", msg)
+			errs.add(compileErr(p.key(k), nil, "%s", msg))
+			bad = true
 		}
 	}
-	return nil
+	return bad
 }
 
-// compileRules reads the rule fields present in m into r and reports
-// which it set.
-func compileRules(p path, m map[string]any, r *rules, set map[string]bool) (map[string]bool, error) {
+// compileRules reads the rule fields present in m into r, marks the
+// ones it set in set (when not nil) and adds a CompileError per bad field
+// to errs.
+func compileRules(p path, m map[string]any, r *rules, set map[string]bool, errs *CompileErrors) {
 	mark := func(k string) {
 		if set != nil {
 			set[k] = true
 		}
 	}
 	if v, ok := m["calls"]; ok {
+		mark("calls")
 		list, ok := v.([]any)
 		if !ok {
-			return nil, compileErr(p.key("calls"), nil, "want a list of calls, got %s", kind(v))
+			errs.add(compileErr(p.key("calls"), nil, "want a list of calls, got %s", kind(v)))
 		}
 		r.calls = make([]callSpec, 0, len(list))
 		for i, c := range list {
-			cs, err := compileCall(p.key("calls").idx(i), c)
-			if err != nil {
-				return nil, err
+			if cs, ok := compileCall(p.key("calls").idx(i), c, errs); ok {
+				r.calls = append(r.calls, cs)
 			}
-			r.calls = append(r.calls, cs)
 		}
-		mark("calls")
 	}
 	if v, ok := m["order"]; ok {
+		mark("order")
 		s, _ := v.(string)
 		if s != OrderSequence && s != OrderUnordered {
-			return nil, compileErr(p.key("order"), nil, "want %q or %q, got %s", OrderSequence, OrderUnordered, show(v))
+			errs.add(compileErr(p.key("order"), nil, "want %q or %q, got %s", OrderSequence, OrderUnordered, show(v)))
 		}
 		r.order = s
-		mark("order")
 	}
-	if v, ok := m["strict_args"]; ok {
+	boolField := func(k string, dst *bool) {
+		v, ok := m[k]
+		if !ok {
+			return
+		}
+		mark(k)
 		b, ok := v.(bool)
 		if !ok {
-			return nil, compileErr(p.key("strict_args"), nil, "want true or false, got %s", show(v))
+			errs.add(compileErr(p.key(k), nil, "want true or false, got %s", show(v)))
 		}
-		r.strictArgs = b
-		mark("strict_args")
+		*dst = b
 	}
-	if v, ok := m["no_calls"]; ok {
-		b, ok := v.(bool)
-		if !ok {
-			return nil, compileErr(p.key("no_calls"), nil, "want true or false, got %s", show(v))
-		}
-		r.noCalls = b
-		mark("no_calls")
-	}
+	boolField("strict_args", &r.strictArgs)
+	boolField("no_calls", &r.noCalls)
 	if v, ok := m["forbid"]; ok {
-		list, err := stringList(p.key("forbid"), v, "tool names", ToolName)
-		if err != nil {
-			return nil, err
-		}
-		r.forbid = list
 		mark("forbid")
+		list, err := stringList(p.key("forbid"), v, "tool names", ToolName)
+		errs.add(err)
+		r.forbid = list
 	}
 	if v, ok := m["max_calls"]; ok {
+		mark("max_calls")
 		n, ok := toNumber(v)
 		if !ok || n.big != nil || n.f != float64(int(n.f)) || n.f < 0 {
-			return nil, compileErr(p.key("max_calls"), nil, "want a whole number >= 0, got %s", show(v))
+			errs.add(compileErr(p.key("max_calls"), nil, "want a whole number >= 0, got %s", show(v)))
 		}
 		r.maxCalls = int(n.f)
-		mark("max_calls")
 	}
 	if v, ok := m["answer"]; ok {
-		n, err := compile(p.key("answer"), v)
-		if err != nil {
-			return nil, err
-		}
-		r.answer = n
 		mark("answer")
+		n, err := compile(p.key("answer"), v)
+		errs.add(err)
+		r.answer = n
 	}
-	return set, nil
 }
 
 var nonEmpty = regexp.MustCompile(`(?s).`)
@@ -248,85 +258,85 @@ func stringList(p path, v any, what string, re *regexp.Regexp) ([]string, error)
 	return out, nil
 }
 
-func compileCall(p path, v any) (callSpec, error) {
-	m, ok := asMap(v)
-	if !ok {
-		return callSpec{}, compileErr(p, nil, "want {tool: NAME, args: {…}}, got %s", kind(v))
+// compileCall compiles one expected call, adding its mistakes to errs;
+// ok is false when there were any.
+func compileCall(p path, v any, errs *CompileErrors) (cs callSpec, ok bool) {
+	before := len(*errs)
+	m, isMap := asMap(v)
+	if !isMap {
+		errs.add(compileErr(p, nil, "want {tool: NAME, args: {…}}, got %s", kind(v)))
+		return cs, false
 	}
-	if err := checkFields(p, m, []string{"tool", "args"}); err != nil {
-		return callSpec{}, err
-	}
-	t, ok := m["tool"]
-	if !ok {
-		return callSpec{}, compileErr(p, nil, "missing field \"tool\"")
-	}
-	tool, ok := t.(string)
-	if !ok || !ToolName.MatchString(tool) {
-		return callSpec{}, compileErr(p.key("tool"), nil, "want a tool name, got %s", show(t))
-	}
-	cs := callSpec{tool: tool, args: objLit{vals: map[string]node{}}}
-	if a, ok := m["args"]; ok {
-		am, ok := asMap(a)
-		if !ok {
-			return callSpec{}, compileErr(p.key("args"), nil, "want an object of argument matchers, got %s", kind(a))
+	misspelt := checkFields(p, m, []string{"tool", "args"}, errs)
+	switch t, has := m["tool"]; {
+	case !has:
+		if !misspelt {
+			errs.add(compileErr(p, nil, "missing field \"tool\""))
 		}
-		for k := range am {
+	default:
+		tool, isStr := t.(string)
+		if !isStr || !ToolName.MatchString(tool) {
+			errs.add(compileErr(p.key("tool"), nil, "want a tool name, got %s", show(t)))
+		}
+		cs.tool = tool
+	}
+	cs.args = objLit{vals: map[string]node{}}
+	if a, has := m["args"]; has {
+		ap := p.key("args")
+		am, isMap := asMap(a)
+		if !isMap {
+			errs.add(compileErr(ap, nil, "want an object of argument matchers, got %s", kind(a)))
+			return cs, false
+		}
+		for _, k := range slices.Sorted(maps.Keys(am)) {
 			if strings.HasPrefix(k, "$") {
-				return callSpec{}, compileErr(p.key("args"), p.key("args").key(k), "args must be an object of argument names, not a matcher (%q)", k)
+				errs.add(compileErr(ap, ap.key(k), "args must be an object of argument names, not a matcher (%q)", k))
+				return cs, false
 			}
 		}
-		n, err := compileObject(p.key("args"), am)
-		if err != nil {
-			return callSpec{}, err
+		n, err := compileObject(ap, am)
+		if !errs.add(err) {
+			cs.args = n.(objLit)
 		}
-		cs.args = n.(objLit)
 	}
-	return cs, nil
+	return cs, len(*errs) == before
 }
 
-func compileWhen(p path, m map[string]any) (whenEntry, error) {
+func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {
 	allowed := append(append([]string{}, WhenSelectors...), WhenOverrides...)
-	if err := checkFields(p, m, allowed); err != nil {
-		return whenEntry{}, err
-	}
+	// A misspelt field is one mistake: do not also report the selector or
+	// override it was meant to be as missing.
+	misspelt := checkFields(p, m, allowed, errs)
 	var w whenEntry
 	sel := 0
-	strs := func(k string) ([]string, error) {
+	strs := func(k string) []string {
 		v, ok := m[k]
 		if !ok {
-			return nil, nil
+			return nil
 		}
 		sel++
 		if s, ok := v.(string); ok && s != "" {
-			return []string{s}, nil
+			return []string{s}
 		}
 		l, err := stringList(p.key(k), v, "values", nonEmpty)
-		if err != nil {
-			return nil, compileErr(p.key(k), nil, "want a string or a list of strings, got %s", show(v))
+		switch {
+		case err != nil:
+			errs.add(compileErr(p.key(k), nil, "want a string or a list of strings, got %s", show(v)))
+		case len(l) == 0:
+			errs.add(compileErr(p.key(k), nil, "want at least one value"))
 		}
-		if len(l) == 0 {
-			return nil, compileErr(p.key(k), nil, "want at least one value")
-		}
-		return l, nil
+		return l
 	}
-	var err error
-	if w.models, err = strs("model"); err != nil {
-		return w, err
-	}
-	if w.tools, err = strs("tools"); err != nil {
-		return w, err
-	}
-	if w.confirm, err = strs("confirm"); err != nil {
-		return w, err
-	}
+	w.models = strs("model")
+	w.tools = strs("tools")
+	w.confirm = strs("confirm")
 	for _, c := range w.confirm {
-		if !containsStr(ConfirmModes, c) {
-			return w, compileErr(p.key("confirm"), nil, "want one of %s, got %q", strings.Join(ConfirmModes, ", "), c)
+		if !slices.Contains(ConfirmModes, c) {
+			errs.add(compileErr(p.key("confirm"), nil, "want one of %s, got %q", strings.Join(ConfirmModes, ", "), c))
+			break
 		}
 	}
-	if w.descriptions, err = strs("descriptions"); err != nil {
-		return w, err
-	}
+	w.descriptions = strs("descriptions")
 	if v, ok := m["temperature"]; ok {
 		sel++
 		vals := []any{v}
@@ -334,30 +344,29 @@ func compileWhen(p path, m map[string]any) (whenEntry, error) {
 			vals = l
 		}
 		if len(vals) == 0 {
-			return w, compileErr(p.key("temperature"), nil, "want at least one value")
+			errs.add(compileErr(p.key("temperature"), nil, "want at least one value"))
 		}
 		for _, x := range vals {
 			n, ok := toNumber(x)
 			if !ok {
-				return w, compileErr(p.key("temperature"), nil, "want a number or a list of numbers, got %s", show(v))
+				errs.add(compileErr(p.key("temperature"), nil, "want a number or a list of numbers, got %s", show(v)))
+				break
 			}
 			w.temperatures = append(w.temperatures, n)
 		}
 	}
-	if sel == 0 {
-		return w, compileErr(p, nil, "a when entry needs at least one selector (%s)", strings.Join(WhenSelectors, ", "))
+	if sel == 0 && !misspelt {
+		errs.add(compileErr(p, nil, "a when entry needs at least one selector (%s)", strings.Join(WhenSelectors, ", ")))
 	}
 	w.set = map[string]bool{}
-	if _, err := compileRules(p, m, &w.patch, w.set); err != nil {
-		return w, err
-	}
-	if len(w.set) == 0 {
-		return w, compileErr(p, nil, "a when entry needs at least one override (%s)", strings.Join(WhenOverrides, ", "))
+	compileRules(p, m, &w.patch, w.set, errs)
+	if len(w.set) == 0 && !misspelt {
+		errs.add(compileErr(p, nil, "a when entry needs at least one override (%s)", strings.Join(WhenOverrides, ", ")))
 	}
 	if len(w.patch.calls) > 0 && w.patch.noCalls {
-		return w, compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls")
+		errs.add(compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls"))
 	}
-	return w, nil
+	return w
 }
 
 // effective returns the rules for cell c: the base with every applicable
@@ -454,7 +463,7 @@ func score(r rules, t Trace) Verdict {
 		default:
 			usable[i] = true
 		}
-		if containsStr(r.forbid, c.Tool) {
+		if slices.Contains(r.forbid, c.Tool) {
 			note := ""
 			if c.Denied {
 				note = " (denied by the user, still attempted)"

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,15 +28,15 @@ type Matcher interface {
 
 // Explain joins a path prefix and an explanation returned by Match.
 func Explain(prefix, why string) string {
-	rel, msg := splitWhy(why)
-	p := prefix + rel
-	if p == "" {
-		return msg
+	switch {
+	case prefix == "":
+		return why
+	case strings.HasPrefix(why, "want "): // no path: v itself mismatched
+		return prefix + ": " + why
+	case strings.HasPrefix(why, "["):
+		return prefix + why
 	}
-	if strings.HasPrefix(p, ".") {
-		p = p[1:]
-	}
-	return p + ": " + msg
+	return prefix + "." + why
 }
 
 // Operators lists the matcher operators, in the order documented.
@@ -126,69 +127,6 @@ func (m *mismatch) String() string {
 		return m.msg
 	}
 	return strings.TrimPrefix(m.rel, ".") + ": " + m.msg
-}
-
-// splitWhy parses what mismatch.String produced back into a relative
-// path and a message. Explanations produced by this package always start
-// with a path that contains no ": ", so the first ": " that follows a
-// path-shaped prefix separates the two.
-func splitWhy(why string) (rel, msg string) {
-	if strings.HasPrefix(why, "want ") || strings.HasPrefix(why, "got ") {
-		return "", why
-	}
-	i := pathPrefixLen(why)
-	if i > 0 && strings.HasPrefix(why[i:], ": ") {
-		r := why[:i]
-		if !strings.HasPrefix(r, "[") {
-			r = "." + r
-		}
-		return r, why[i+2:]
-	}
-	return "", why
-}
-
-// pathPrefixLen returns the length of the longest prefix of s that is
-// shaped like a rendered path (identifiers, [n] and ["quoted"] steps).
-func pathPrefixLen(s string) int {
-	i := 0
-	for i < len(s) {
-		switch {
-		case s[i] == '[':
-			if i+1 < len(s) && s[i+1] == '"' {
-				q, err := strconv.QuotedPrefix(s[i+1:])
-				if err != nil || i+1+len(q) >= len(s) || s[i+1+len(q)] != ']' {
-					return i
-				}
-				i += len(q) + 2
-				continue
-			}
-			j := strings.IndexByte(s[i:], ']')
-			if j < 2 {
-				return i
-			}
-			if _, err := strconv.Atoi(s[i+1 : i+j]); err != nil {
-				return i
-			}
-			i += j + 1
-		case s[i] == '.' && i > 0:
-			i++
-		default:
-			j := i
-			for j < len(s) {
-				c := s[j]
-				if c == '_' || c == '$' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-					j++
-					continue
-				}
-				break
-			}
-			if j == i {
-				return i
-			}
-			i = j
-		}
-	}
-	return i
 }
 
 // node is the internal form of every compiled matcher.
@@ -311,9 +249,9 @@ func compileObject(p path, s map[string]any) (node, error) {
 	}
 	sort.Strings(ops)
 	for _, op := range ops {
-		if !isOperator(op) {
+		if !slices.Contains(Operators, op) {
 			msg := fmt.Sprintf("unknown matcher %q", op)
-			if sug := suggest(op); sug != "" {
+			if sug := Suggest(op, Operators); sug != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", sug)
 			} else {
 				msg += " (known: " + strings.Join(Operators, ", ") + ")"
@@ -435,31 +373,6 @@ func asMap(v any) (map[string]any, bool) {
 		return out, true
 	}
 	return nil, false
-}
-
-func isOperator(op string) bool {
-	for _, o := range Operators {
-		if o == op {
-			return true
-		}
-	}
-	return false
-}
-
-// suggest returns the known operator closest to op, if it is close enough
-// to be a plausible typo.
-func suggest(op string) string {
-	best, bestD := "", 1<<30
-	for _, o := range Operators {
-		d := levenshtein(strings.ToLower(op), o)
-		if d < bestD {
-			best, bestD = o, d
-		}
-	}
-	if bestD <= 1+utf8.RuneCountInString(best)/3 {
-		return best
-	}
-	return ""
 }
 
 func levenshtein(a, b string) int {
@@ -593,6 +506,9 @@ func (a number) String() string {
 	if a.big != nil {
 		return a.big.String()
 	}
+	if a.f == math.Trunc(a.f) && math.Abs(a.f) < 1e21 {
+		return strconv.FormatFloat(a.f, 'f', -1, 64) // 9007199254740992, not 9.007199254740992e+15
+	}
 	return strconv.FormatFloat(a.f, 'g', -1, 64)
 }
 
@@ -720,7 +636,11 @@ func (n numLit) match(_ *mctx, v any, present bool) *mismatch {
 			return nil
 		}
 	}
-	return miss(n.describe(), v, present)
+	m := miss(n.describe(), v, present)
+	if n.n.big != nil {
+		m.msg += " (model arguments are JSON numbers, exact only up to 2^53: write the value as a string or use $approx)"
+	}
+	return m
 }
 
 type listLit struct{ elems []node }

@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -235,7 +236,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		// their mistakes in the same pass.
 		if raw, ok := m["expect"].(map[string]any); ok {
 			if _, err := matchers.CompileExpect(raw); err != nil {
-				errs = append(errs, compileError(file, doc, err))
+				errs = append(errs, compileErrors(file, doc, err)...)
 			}
 		}
 		return nil, errs
@@ -249,7 +250,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	var errs Errors
 	exp, err := matchers.CompileExpect(c.Expect)
 	if err != nil {
-		return nil, Errors{compileError(file, doc, err)}
+		return nil, compileErrors(file, doc, err)
 	}
 	c.Expectation = exp
 	needs := map[string]bool{}
@@ -268,11 +269,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	if c.Golden != nil {
 		tr := matchers.Trace{Answer: c.Golden.Answer}
 		for _, gc := range c.Golden.Calls {
-			args := gc.Args
-			if args == nil {
-				args = map[string]any{}
-			}
-			tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: args})
+			tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: asModelArgs(gc.Args)})
 		}
 		if vd := exp.Score(tr, GoldenCell); !vd.Pass {
 			for _, r := range vd.Reasons {
@@ -293,15 +290,37 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	return c, nil
 }
 
-// compileError places a matchers.CompileExpect error in the document.
-func compileError(file string, doc *yaml.Node, err error) *Error {
-	var ce *matchers.CompileError
-	if errors.As(err, &ce) {
-		n := nodeAt(doc, ce.Elems)
-		return &Error{File: file, Line: n.Line, Col: n.Column, Path: ce.Path, Msg: ce.Msg}
+// asModelArgs returns golden arguments as the engine would see them from
+// a model: JSON-decoded, numbers as float64 (see matchers.Call). So an
+// expected integer beyond 2^53, which no model argument can equal, fails
+// the golden check instead of passing here and failing every run.
+func asModelArgs(args map[string]any) map[string]any {
+	out := map[string]any{}
+	js, err := json.Marshal(args)
+	if err != nil || json.Unmarshal(js, &out) != nil {
+		return args // NaN or ±Inf: no JSON form; keep the YAML value
 	}
-	n := nodeAt(doc, []any{"expect"})
-	return &Error{File: file, Line: n.Line, Col: n.Column, Path: "expect", Msg: err.Error()}
+	return out
+}
+
+// compileErrors places the errors of matchers.CompileExpect in the
+// document.
+func compileErrors(file string, doc *yaml.Node, err error) Errors {
+	var ces matchers.CompileErrors
+	if !errors.As(err, &ces) {
+		var ce *matchers.CompileError
+		if !errors.As(err, &ce) {
+			n := nodeAt(doc, []any{"expect"})
+			return Errors{{File: file, Line: n.Line, Col: n.Column, Path: "expect", Msg: err.Error()}}
+		}
+		ces = matchers.CompileErrors{ce}
+	}
+	out := make(Errors, len(ces))
+	for i, ce := range ces {
+		n := nodeAt(doc, ce.Elems)
+		out[i] = &Error{File: file, Line: n.Line, Col: n.Column, Path: ce.Path, Msg: ce.Msg}
+	}
+	return out
 }
 
 var reCallIdx = regexp.MustCompile(`^calls\[(\d+)\]`)
@@ -363,16 +382,7 @@ func checkCase(m map[string]any) []caseIssue {
 	// A misspelt required field is one mistake: report the unknown field
 	// with its suggestion, not also the missing one.
 	suggested := map[string]bool{}
-	for _, k := range sortedKeys(m) {
-		if !slicesContains(caseFields, k) {
-			msg := fmt.Sprintf("unknown field %q", k)
-			if s := matchers.Suggest(k, caseFields); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-				suggested[s] = true
-			}
-			add([]any{k}, "%s", msg)
-		}
-	}
+	is = append(is, closedFields(nil, m, caseFields, suggested)...)
 	str := func(elems []any, v any, re *regexp.Regexp, what string) bool {
 		s, ok := v.(string)
 		if !ok {
@@ -517,8 +527,8 @@ func checkCase(m map[string]any) []caseIssue {
 // caller does not also report that field as missing.
 func closedFields(el []any, m map[string]any, allowed []string, suggested map[string]bool) []caseIssue {
 	var is []caseIssue
-	for _, k := range sortedKeys(m) {
-		if !slicesContains(allowed, k) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(allowed, k) {
 			msg := fmt.Sprintf("unknown field %q", k)
 			if s := matchers.Suggest(k, allowed); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
@@ -528,24 +538,6 @@ func closedFields(el []any, m map[string]any, allowed []string, suggested map[st
 		}
 	}
 	return is
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func slicesContains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func strs(v any) []string {

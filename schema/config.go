@@ -276,10 +276,7 @@ func merge(file string, pos positions, issues []cueIssue) *Error {
 			}
 			return at(is, msg)
 		case is.format == fmtBound && len(is.args) == 2:
-			if strings.Contains(is.args[1], "(ns|us|") {
-				return at(is, fmt.Sprintf("want a duration such as \"90s\" or \"2m\", got %s", is.args[0]))
-			}
-			return at(is, fmt.Sprintf("want %s, got %s", is.args[1], is.args[0]))
+			return at(is, fmt.Sprintf("want %s, got %s", describeBound(is.args[1]), is.args[0]))
 		case is.format == fmtListLen && len(is.args) == 2:
 			return at(is, fmt.Sprintf("want at least %s element(s), got %s", is.args[1], is.args[0]))
 		}
@@ -309,6 +306,10 @@ func merge(file string, pos positions, issues []cueIssue) *Error {
 		}
 	}
 	if where != nil {
+		// Every int is a number: "want number" says it all.
+		if slices.Contains(wants, "number") {
+			wants = slices.DeleteFunc(wants, func(w string) bool { return w == "int" })
+		}
 		w := wants[0]
 		if len(wants) > 1 {
 			w = "one of " + strings.Join(wants, ", ")
@@ -323,7 +324,25 @@ func merge(file string, pos positions, issues []cueIssue) *Error {
 	return nil
 }
 
-func (e *Error) withPath(p string) *Error { e.Path = p; return e }
+// describeBound renders a CUE bound of the schema for a person: the
+// schema's patterns by what they mean, other patterns as a regexp.
+func describeBound(b string) string {
+	switch {
+	case strings.Contains(b, "(ns|us|"):
+		return `a duration such as "90s" or "2m"`
+	case b == `=~"^https?://"`:
+		return "an http:// or https:// URL"
+	case b == `=~"^[A-Za-z0-9][A-Za-z0-9_.-]*$"`, b == `=~"^[A-Za-z0-9_.-]+$"`:
+		return "a name (letters, digits, _ . -)"
+	case b == `=~"^[A-Za-z0-9_.:/-]+$"`:
+		return "a tool name (letters, digits, _ . : / -)"
+	case strings.HasPrefix(b, `=~"`):
+		if re, err := strconv.Unquote(b[2:]); err == nil {
+			return "a string matching /" + re + "/"
+		}
+	}
+	return b
+}
 
 // refine extends elems to the list element of the user's value that sits
 // at p, when CUE reported an element's error at the list.
@@ -360,16 +379,11 @@ func siblings(elems []any) []string {
 		switch e := e.(type) {
 		case int:
 			s = s.LookupPath(cue.MakePath(cue.AnyIndex))
-			if !s.Exists() {
-				return allLabels()
-			}
-			_ = e
 		case string:
 			s = s.LookupPath(cue.MakePath(cue.Str(e).Optional()))
-			if !s.Exists() {
-				s = compiled.config
-				return allLabels()
-			}
+		}
+		if !s.Exists() {
+			return allLabels()
 		}
 		// A disjunction with a default (seeds: *[1] | [...]) hides its
 		// alternatives; take the last one, the general shape.

@@ -217,6 +217,18 @@ func TestLoadConfigErrors(t *testing.T) {
 			"c.cue:5:24: matrix.models[1]: duplicate value \"m\"\nc.cue:5:41: matrix.seeds[1]: duplicate value 1"},
 		{"name: \"x\"\ncases: [\"nothing/*.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
 			`c.cue:2:9: cases[0]: pattern "nothing/*.yaml" matches no file`},
+		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], seeds: \"1\"}\n",
+			`c.cue:5:32: matrix.seeds: want list, got "1"`},
+		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], temperatures: [0, \"hot\"]}\n",
+			`c.cue:5:43: matrix.temperatures[1]: want number, got "hot"`},
+		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], tools: [{name: \"n\", count: -1}]}\n",
+			`c.cue:5:52: matrix.tools[0].count: want >0, got -1`},
+		{head + "server: builtin: {}\nbackend: ollama: host: \"localhost\"\nmatrix: models: [\"m\"]\n",
+			`c.cue:4:24: backend.ollama.host: want an http:// or https:// URL, got "localhost"`},
+		{"name: \"my run\"\ncases: [\"a.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
+			`c.cue:1:7: name: want a name (letters, digits, _ . -), got "my run"`},
+		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], tools: [{name: \"x\", include: [\"bad tool\"]}]}\n",
+			`c.cue:5:55: matrix.tools[0].include[0]: want a tool name (letters, digits, _ . : / -), got "bad tool"`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"\n",
 			`c.cue:5:22: expected ']', found 'EOF'`},
 	}
@@ -287,9 +299,9 @@ messages:
 system: sys
 needs: [f]
 expect:
-  calls: [{tool: f, args: {n: 12345678901234567890, neg: -3, flt: 1.5, s: "x", nul: null}}]
+  calls: [{tool: f, args: {n: 9007199254740992, neg: -3, flt: 1.5, s: "x", nul: null}}]
 golden:
-  calls: [{tool: f, args: {n: 12345678901234567890, neg: -3.0, flt: 1.5, s: x, nul: null, extra: true}}]
+  calls: [{tool: f, args: {n: 9007199254740992, neg: -3.0, flt: 1.5, s: x, nul: null, extra: true}}]
   answer: done
 `
 	cases, errs := ParseCases("f.yaml", []byte(src))
@@ -313,6 +325,11 @@ func TestParseCasesErrors(t *testing.T) {
 		{"id: a\nprompt: p\nexpect: {}\n---\nid: b\nprompt: [\n", `x.yaml:7:1: YAML syntax: did not find expected node content`},
 		{"id: a\nprompt: p\nexpect:\n\tanswer: x\n", `x.yaml:4:1: YAML syntax: found character that cannot start any token`},
 		{"id: a\nprompt: p\nexpect: {answer: !custom x}\n", `x.yaml:3:18: unsupported tag !custom`},
+		// Golden arguments are scored as a model's would arrive (JSON
+		// numbers are float64), so an integer beyond 2^53 cannot pass.
+		{"id: a\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f, args: {n: 9007199254740993}}]}\ngolden: {answer: x, calls: [{tool: f, args: {n: 9007199254740993}}]}\n",
+			"x.yaml:5:29: golden: rejected (wrong_args): calls[0].args.n: want 9007199254740993, got 9007199254740992 " +
+				"(model arguments are JSON numbers, exact only up to 2^53: write the value as a string or use $approx) (expect.calls[0])"},
 		// A misspelt required field is one line, not also "missing".
 		{"id: a\nprompt: p\nexpect: {}\ngolden: {answr: x, calls: [{tol: f}]}\n",
 			"x.yaml:4:10: golden.answr: unknown field \"answr\" (did you mean \"answer\"?)\nx.yaml:4:29: golden.calls[0].tol: unknown field \"tol\" (did you mean \"tool\"?)"},
@@ -377,11 +394,23 @@ func TestValidateClean(t *testing.T) {
 		"configs/notes.txt": "ignored",
 	})
 	t.Chdir(dir)
-	if errs := Validate([]string{"cases", "configs"}); len(errs) > 0 {
+	sum, errs := Check([]string{"cases", "configs", "cases/a.yaml"})
+	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	errs := Validate([]string{"nope", "configs/notes.txt"})
+	if want := (Summary{CaseFiles: 1, Cases: 1, Configs: 1}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	errs = Validate([]string{"nope", "configs/notes.txt"})
 	if len(errs) != 2 || errs[0].Msg != "not a case file (.yaml, .yml) or config (.cue)" || errs[1].Msg != "no such file or directory" {
+		t.Fatalf("got %v", errs)
+	}
+	// A directory with nothing to check is reported, not passed silently.
+	if err := os.Mkdir("empty", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	errs = Validate([]string{"empty"})
+	if len(errs) != 1 || errs[0].Error() != "empty: no case files (.yaml, .yml) or configs (.cue) in this directory" {
 		t.Fatalf("got %v", errs)
 	}
 }

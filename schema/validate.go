@@ -13,23 +13,44 @@ import (
 // errors with positions, duplicate case ids across all the files, needs
 // that omit an expected tool, golden trajectories the case's base
 // expectations reject, and config references that do not resolve. The
-// result is sorted and empty when all is well.
+// result is sorted and empty when all is well. A named directory that
+// holds no case file or config is a mistake too: it is usually a wrong
+// path, and a silent success would hide it.
 func Validate(paths []string) Errors {
+	_, errs := Check(paths)
+	return errs
+}
+
+// Summary counts what Check looked at.
+type Summary struct {
+	CaseFiles int // case files read
+	Cases     int // valid case documents in them
+	Configs   int // configs read
+}
+
+// Check is Validate that also counts the files and cases it checked, for
+// a summary line.
+func Check(paths []string) (Summary, Errors) {
 	var caseFiles, configFiles []string
 	var errs Errors
 	seen := map[string]bool{}
-	addFile := func(p string) {
+	// addFile adds p if it is a case file or config and reports whether
+	// it is one.
+	addFile := func(p string) bool {
 		p = filepath.Clean(p)
-		if seen[p] {
-			return
+		ext := strings.ToLower(filepath.Ext(p))
+		if ext != ".yaml" && ext != ".yml" && ext != ".cue" {
+			return false
 		}
-		seen[p] = true
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml":
-			caseFiles = append(caseFiles, p)
-		case ".cue":
-			configFiles = append(configFiles, p)
+		if !seen[p] {
+			seen[p] = true
+			if ext == ".cue" {
+				configFiles = append(configFiles, p)
+			} else {
+				caseFiles = append(caseFiles, p)
+			}
 		}
+		return true
 	}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -38,14 +59,12 @@ func Validate(paths []string) Errors {
 			continue
 		}
 		if !fi.IsDir() {
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".yaml", ".yml", ".cue":
-				addFile(p)
-			default:
+			if !addFile(p) {
 				errs = append(errs, &Error{File: p, Msg: "not a case file (.yaml, .yml) or config (.cue)"})
 			}
 			continue
 		}
+		found := false
 		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 			if err != nil {
 				errs = append(errs, &Error{File: q, Msg: errMsg(err)})
@@ -57,14 +76,19 @@ func Validate(paths []string) Errors {
 				}
 				return nil
 			}
-			addFile(q)
+			if addFile(q) {
+				found = true
+			}
 			return nil
 		})
 		if err != nil {
 			errs = append(errs, &Error{File: p, Msg: err.Error()})
 		}
+		if !found {
+			errs = append(errs, &Error{File: p, Msg: "no case files (.yaml, .yml) or configs (.cue) in this directory"})
+		}
 	}
-	_, cerrs := loadCaseFiles(caseFiles)
+	cases, cerrs := loadCaseFiles(caseFiles)
 	errs = append(errs, cerrs...)
 	for _, f := range configFiles {
 		if _, err := LoadConfig(f); err != nil {
@@ -75,5 +99,5 @@ func Validate(paths []string) Errors {
 			}
 		}
 	}
-	return errs.Sort()
+	return Summary{CaseFiles: len(caseFiles), Cases: len(cases), Configs: len(configFiles)}, errs.Sort()
 }

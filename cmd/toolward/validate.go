@@ -24,8 +24,10 @@ expectations (in the default cell: temperature 0, tools needed, confirm
 auto, descriptions default), and the files a config refers to.
 
 Prints one line per mistake, path:line:col: message, on stdout (or a JSON
-array of {file, line, col, path, message} with --format json). Exits 0 when
-clean, 1 on any mistake, 2 on a usage error.
+array of {file, line, col, path, message} with --format json). In text
+format a one-line summary goes to stderr ("ok: 46 cases in 9 files, 6
+configs" or "3 mistakes"). Exits 0 when clean, 1 on any mistake, 2 on a
+usage error.
 `
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -55,7 +57,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	errs := schema.Validate(paths)
+	sum, errs := schema.Check(paths)
 	if *format == "json" {
 		if errs == nil {
 			errs = schema.Errors{}
@@ -71,9 +73,23 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		for _, e := range errs {
 			fmt.Fprintln(stdout, e.Error())
 		}
+		if len(errs) > 0 {
+			fmt.Fprintf(stderr, "toolward validate: %s\n", plural(len(errs), "mistake"))
+		} else {
+			fmt.Fprintf(stderr, "toolward validate: ok: %s in %s, %s\n",
+				plural(sum.Cases, "case"), plural(sum.CaseFiles, "file"), plural(sum.Configs, "config"))
+		}
 	}
 	if len(errs) > 0 {
 		return 1
 	}
 	return 0
+}
+
+// plural renders "1 case", "2 cases".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -101,13 +101,37 @@ func (p *Plan) Filter(fs []Filter) (*Plan, error) {
 			return nil, fmt.Errorf("filter %s: unknown key %q", f, f.Key)
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("filter %s matches nothing", f)
+			return nil, fmt.Errorf("filter %s matches nothing; the %s values are: %s", f, f.Key, p.values(f.Key))
 		}
 	}
 	if err := q.encode(); err != nil {
 		return nil, err
 	}
 	return &q, nil
+}
+
+// values lists the plan's values on a filter key, for error messages.
+func (p *Plan) values(key string) string {
+	var vs []string
+	if key == "tag" {
+		for _, c := range p.cases {
+			for _, t := range c.Tags {
+				if !slices.Contains(vs, t) {
+					vs = append(vs, t)
+				}
+			}
+		}
+	} else {
+		for _, a := range p.Axes() {
+			if a.Name == key {
+				vs = a.Values
+			}
+		}
+	}
+	if len(vs) > 10 {
+		return strings.Join(vs[:10], ", ") + fmt.Sprintf(", … (%d more)", len(vs)-10)
+	}
+	return strings.Join(vs, ", ")
 }
 
 func keep[T any](in []T, f func(T) bool) []T {

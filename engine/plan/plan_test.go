@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/toolward/toolward/schema"
@@ -179,8 +180,8 @@ func TestFilter(t *testing.T) {
 	if err != nil || q.Len() != p.Len()/2 {
 		t.Fatalf("tag=t0: %v, %d runs", err, q.Len())
 	}
-	if _, err := p.Filter(parse("model=nope*")); err == nil {
-		t.Fatal("filter matching nothing: want error")
+	if _, err := p.Filter(parse("model=nope*")); err == nil || !strings.HasSuffix(err.Error(), "matches nothing; the model values are: m1, m2") {
+		t.Fatalf("filter matching nothing: got %v, want an error listing the models", err)
 	}
 	for _, bad := range []string{"model", "=x", "colour=red"} {
 		if _, err := ParseFilter(bad); err == nil {
