@@ -247,6 +247,32 @@ func TestCompileExpectErrors(t *testing.T) {
 	}
 }
 
+// Independent mistakes are all reported in one pass; a misspelt field is
+// one mistake, not also a missing selector, override or tool.
+func TestCompileExpectAllErrors(t *testing.T) {
+	raw := y(t, `
+order: random
+max_calls: -1
+calls:
+  - {tol: f}
+  - {tool: g, args: {a: {$contians: x}}}
+when:
+  - {confrim: deny, answr: x}
+  - {confirm: deny}`).(map[string]any)
+	_, err := CompileExpect(raw)
+	want := `expect.calls[0].tol: unknown field "tol" (did you mean "tool"?)
+expect.calls[1].args.a: unknown matcher "$contians" (did you mean "$contains"?)
+expect.order: want "sequence" or "unordered", got "random"
+expect.max_calls: want a whole number >= 0, got -1
+expect.when[0].answr: unknown field "answr" (did you mean "answer"?)
+expect.when[0].confrim: unknown field "confrim" (did you mean "confirm"?)
+expect.when[1]: a when entry needs at least one override (calls, order, strict_args, forbid, max_calls, no_calls, answer)`
+	var ces CompileErrors
+	if !errors.As(err, &ces) || err.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", err, want)
+	}
+}
+
 func TestTools(t *testing.T) {
 	e := expect(t, `
 calls: [{tool: a}, {tool: b}]

@@ -267,14 +267,26 @@ func merge(file string, pos positions, issues []cueIssue) *Error {
 			parent := is.elems[:len(is.elems)-1]
 			return pos.at(parent, fmt.Sprintf("missing field %q", name))
 		case is.format == fmtNotSatisfy && len(is.args) == 2 && is.args[1] == "matchN":
-			msg := "want exactly one of the alternatives"
+			var alts []string
 			switch pathString(is.elems) {
 			case "server":
-				msg = "want exactly one of builtin, command, url"
+				alts = []string{"builtin", "command", "url"}
 			case "backend":
-				msg = "want exactly one of ollama, replay"
+				alts = []string{"ollama", "replay"}
+			default:
+				return at(is, "want exactly one of the alternatives")
 			}
-			return at(is, msg)
+			var set []string
+			for _, a := range alts {
+				if pos.v.LookupPath(cuePath(append(slices.Clip(is.elems), a))).Exists() {
+					set = append(set, a)
+				}
+			}
+			got := "none"
+			if len(set) > 0 {
+				got = strings.Join(set, " and ")
+			}
+			return at(is, fmt.Sprintf("want exactly one of %s, got %s", strings.Join(alts, ", "), got))
 		case is.format == fmtBound && len(is.args) == 2:
 			return at(is, fmt.Sprintf("want %s, got %s", describeBound(is.args[1]), is.args[0]))
 		case is.format == fmtListLen && len(is.args) == 2:

@@ -72,9 +72,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward diff: %v\n", err)
 		return 1
 	}
-	if *failOn && r.Regressed() {
-		fmt.Fprintln(stderr, "toolward diff: regressed")
-		return 1
+	if *failOn {
+		if err := r.Gate(); err != nil {
+			fmt.Fprintln(stderr, "toolward diff:", err)
+			return 1
+		}
 	}
 	return 0
 }

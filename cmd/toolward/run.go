@@ -124,7 +124,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if *minPass > 1 {
+	minPassSet := false
+	fs.Visit(func(f *flag.Flag) { minPassSet = minPassSet || f.Name == "min-pass-rate" })
+	if minPassSet && !(*minPass >= 0 && *minPass <= 1) {
 		fmt.Fprintln(stderr, "toolward run: --min-pass-rate is a fraction between 0 and 1")
 		return 2
 	}
@@ -187,7 +189,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		t := sum.Totals
 		rate, scored := sum.OverallPassRate()
 		fmt.Fprintf(stdout, "%d runs: %d pass, %d fail, %d error; pass rate %.1f%% over %d scored\n", t.Runs, t.Pass, t.Fail, t.Error, 100*rate, scored)
-		if *minPass >= 0 && rate < *minPass {
+		if minPassSet && rate < *minPass {
 			fmt.Fprintf(stderr, "toolward run: pass rate %.1f%% is below --min-pass-rate %s\n", 100*rate, strconv.FormatFloat(*minPass, 'g', -1, 64))
 			code = 1
 		}
@@ -227,9 +229,11 @@ func compareBaseline(base, dir string, failOnRegression bool, stdout, stderr io.
 		fmt.Fprintln(stderr, "toolward run:", err)
 		return 1
 	}
-	if failOnRegression && r.Regressed() {
-		fmt.Fprintln(stderr, "toolward run: regression against the baseline")
-		return 1
+	if failOnRegression {
+		if err := r.Gate(); err != nil {
+			fmt.Fprintln(stderr, "toolward run: --baseline:", err)
+			return 1
+		}
 	}
 	return 0
 }

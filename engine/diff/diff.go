@@ -89,6 +89,9 @@ type Broken struct {
 // Regressed reports whether the new results are worse: some model
 // regressed with McNemar p < Alpha, or some case went from always passing
 // to always failing for a model.
+//
+// A comparison with no scored pair cannot show a regression; a gate should
+// check Gate, which also fails in that case.
 func (r *Result) Regressed() bool {
 	for _, m := range r.Models {
 		if m.Regressed {
@@ -96,6 +99,20 @@ func (r *Result) Regressed() bool {
 		}
 	}
 	return len(r.Broken) > 0
+}
+
+// Gate is the verdict a CI gate needs: nil when the new results can be
+// trusted not to have regressed, otherwise an error saying why: a
+// regression, or no scored pair at all (nothing was compared, so nothing
+// was shown).
+func (r *Result) Gate() error {
+	switch {
+	case r.Scored == 0:
+		return fmt.Errorf("nothing to compare: no run pairs with a scored run on the other side (%d paired, %d errored)", r.Paired, r.ErrorPairs)
+	case r.Regressed():
+		return fmt.Errorf("regressed")
+	}
+	return nil
 }
 
 // key pairs runs: the case id and the cell with the seed, without the

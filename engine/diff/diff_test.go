@@ -121,6 +121,9 @@ func TestCompare(t *testing.T) {
 	if !r.Regressed() {
 		t.Error("Regressed() = false")
 	}
+	if err := r.Gate(); err == nil || err.Error() != "regressed" {
+		t.Errorf("Gate() = %v, want regressed", err)
+	}
 	if len(r.Broken) != 2 || r.Broken[0] != (Broken{"c1", "a", 2}) || r.Broken[1] != (Broken{"c5", "a", 1}) {
 		t.Errorf("broken = %+v", r.Broken)
 	}
@@ -147,10 +150,33 @@ func TestCompareSelfIsClean(t *testing.T) {
 	if r.Regressed() || len(r.Regressions)+len(r.Fixes)+len(r.Changed)+len(r.NewCases)+len(r.DroppedCases) != 0 {
 		t.Errorf("self-compare not clean: %+v", r)
 	}
+	if err := r.Gate(); err != nil {
+		t.Errorf("Gate() = %v on a self-compare", err)
+	}
 	for _, m := range r.Models {
 		if m.P != 1 || m.B+m.C != 0 {
 			t.Errorf("%+v", m)
 		}
+	}
+}
+
+// TestGateNothingCompared: two directories with no run in common pass no
+// gate: a CI job comparing against the wrong baseline must not go green.
+func TestGateNothingCompared(t *testing.T) {
+	base, _ := scenarioDirs(t)
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "runs.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compare(base, empty, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Regressed() {
+		t.Error("Regressed() with nothing paired")
+	}
+	if err := r.Gate(); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
+		t.Errorf("Gate() = %v, want nothing to compare", err)
 	}
 }
 

@@ -14,19 +14,41 @@ import (
 )
 
 // demoFailures are the demo cassettes' deliberate failures: case id ->
-// seeds that fail (nil: every seed). Keep in step with
+// whether the scripted model fails in a cell. Keep in step with
 // fixtures/cassettes/demo/README.md.
-var demoFailures = map[string][]int{
-	"calc-power-of-two":      nil,
-	"sql-largest-department": {2},
-	"irr-translate":          nil,
+var demoFailures = map[string]func(c demoCell) bool{
+	"calc-power-of-two":         func(demoCell) bool { return true },
+	"irr-translate":             func(demoCell) bool { return true },
+	"sql-largest-department":    func(c demoCell) bool { return c.seed == 2 && c.temperature == "0.7" },
+	"search-gateway-rate-limit": func(c demoCell) bool { return c.descriptions == "terse" },
+}
+
+// demoCell is one cell of configs/demo.cue, less the tool subset, which no
+// demo cassette selects on.
+type demoCell struct {
+	seed                               int
+	temperature, confirm, descriptions string
+}
+
+func demoCells() []demoCell {
+	var out []demoCell
+	for _, seed := range []int{1, 2} {
+		for _, temp := range []string{"0", "0.7"} {
+			for _, confirm := range []string{"approve", "deny"} {
+				for _, desc := range []string{"default", "terse"} {
+					out = append(out, demoCell{seed, temp, confirm, desc})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // gated are the bundled server's tools a confirm gate applies to.
 var gated = map[string]bool{"update_salary": true, "delete_employee": true, "create_ticket": true, "send_email": true}
 
 // TestDemoCassettes replays every demo cassette for the cells of the demo
-// config (seeds 1 and 2, confirm approve and deny), scores the replies
+// config (seeds, temperatures, confirm modes, description sets), scores the replies
 // with the case's own expectations, and checks each passes or fails as
 // intended. Tool results do not matter to the scorer, so none are needed.
 func TestDemoCassettes(t *testing.T) {
@@ -59,45 +81,36 @@ func TestDemoCassettes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
-		for _, seed := range []int{1, 2} {
-			for _, confirm := range []string{"approve", "deny"} {
-				key := backend.Key{Case: id, Cell: map[string]string{
-					"model": "demo-model", "seed": strconv.Itoa(seed), "temperature": "0",
-					"tools": "needed", "confirm": confirm, "descriptions": "default",
-				}}
-				var tr matchers.Trace
-				for turn := 0; ; turn++ {
-					key.Turn = turn
-					resp, err := r.Chat(context.Background(), &backend.Request{Key: key})
-					if err != nil {
-						t.Fatalf("%s seed %d %s: %v", id, seed, confirm, err)
-					}
-					if len(resp.Message.ToolCalls) == 0 {
-						tr.Answer = resp.Message.Content
-						break
-					}
-					for _, call := range resp.Message.ToolCalls {
-						mc := matchers.Call{Tool: call.Name, Denied: confirm == "deny" && gated[call.Name]}
-						if err := json.Unmarshal(call.Arguments, &mc.Args); err != nil {
-							mc.Malformed = true
-						}
-						tr.Calls = append(tr.Calls, mc)
-					}
+		for _, cell := range demoCells() {
+			key := backend.Key{Case: id, Cell: map[string]string{
+				"model": "scripted-demo", "seed": strconv.Itoa(cell.seed), "temperature": cell.temperature,
+				"tools": "needed", "confirm": cell.confirm, "descriptions": cell.descriptions,
+			}}
+			var tr matchers.Trace
+			for turn := 0; ; turn++ {
+				key.Turn = turn
+				resp, err := r.Chat(context.Background(), &backend.Request{Key: key})
+				if err != nil {
+					t.Fatalf("%s %+v: %v", id, cell, err)
 				}
-				v := exp.Score(tr, matchers.Cell{Model: "demo-model", Tools: "needed", Confirm: confirm, Descriptions: "default"})
-				seeds, failing := demoFailures[id]
-				wantPass := !failing
-				if failing && seeds != nil {
-					wantPass = true
-					for _, s := range seeds {
-						if s == seed {
-							wantPass = false
-						}
+				if len(resp.Message.ToolCalls) == 0 {
+					tr.Answer = resp.Message.Content
+					break
+				}
+				for _, call := range resp.Message.ToolCalls {
+					mc := matchers.Call{Tool: call.Name, Denied: cell.confirm == "deny" && gated[call.Name]}
+					if err := json.Unmarshal(call.Arguments, &mc.Args); err != nil {
+						mc.Malformed = true
 					}
+					tr.Calls = append(tr.Calls, mc)
 				}
-				if v.Pass != wantPass {
-					t.Errorf("%s seed %d confirm %s: pass = %v, want %v; reasons %v", id, seed, confirm, v.Pass, wantPass, v.Reasons)
-				}
+			}
+			temp, _ := strconv.ParseFloat(cell.temperature, 64)
+			v := exp.Score(tr, matchers.Cell{Model: "scripted-demo", Temperature: temp, Tools: "needed", Confirm: cell.confirm, Descriptions: cell.descriptions})
+			fails, listed := demoFailures[id]
+			wantPass := !listed || !fails(cell)
+			if v.Pass != wantPass {
+				t.Errorf("%s %+v: pass = %v, want %v; reasons %v", id, cell, v.Pass, wantPass, v.Reasons)
 			}
 		}
 	}
