@@ -161,6 +161,15 @@ func (es *CompileErrors) add(err error) bool {
 // did-you-mean) and reports whether there was any.
 func checkFields(p path, m map[string]any, allowed []string, errs *CompileErrors) bool {
 	bad := false
+	for k := range m {
+		if !slices.Contains(allowed, k) {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return false
+	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(allowed, k) {
 			msg := fmt.Sprintf("unknown field %q", k)
@@ -168,10 +177,9 @@ func checkFields(p path, m map[string]any, allowed []string, errs *CompileErrors
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			errs.add(compileErr(p.key(k), nil, "%s", msg))
-			bad = true
 		}
 	}
-	return bad
+	return true
 }
 
 // compileRules reads the rule fields present in m into r, marks the
@@ -288,11 +296,9 @@ func compileCall(p path, v any, errs *CompileErrors) (cs callSpec, ok bool) {
 			errs.add(compileErr(ap, nil, "want an object of argument matchers, got %s", kind(a)))
 			return cs, false
 		}
-		for _, k := range slices.Sorted(maps.Keys(am)) {
-			if strings.HasPrefix(k, "$") {
-				errs.add(compileErr(ap, ap.key(k), "args must be an object of argument names, not a matcher (%q)", k))
-				return cs, false
-			}
+		if op := minOperator(am); op != "" {
+			errs.add(compileErr(ap, ap.key(op), "args must be an object of argument names, not a matcher (%q)", op))
+			return cs, false
 		}
 		n, err := compileObject(ap, am)
 		if !errs.add(err) {
@@ -300,6 +306,17 @@ func compileCall(p path, v any, errs *CompileErrors) (cs callSpec, ok bool) {
 		}
 	}
 	return cs, len(*errs) == before
+}
+
+// minOperator returns the first "$" key of m in sorted order, or "".
+func minOperator(m map[string]any) string {
+	op := ""
+	for k := range m {
+		if strings.HasPrefix(k, "$") && (op == "" || k < op) {
+			op = k
+		}
+	}
+	return op
 }
 
 func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {

@@ -264,7 +264,10 @@ func TestSuggest(t *testing.T) {
 }
 
 // FuzzCompileMatch checks that compiling and matching arbitrary JSON never
-// panics, and that a literal value always matches itself.
+// panics, that a literal value always matches itself, and that an
+// arbitrary object compiled as a whole expectation either fails with
+// CompileErrors or scores without panicking, with a reason for every
+// failure.
 func FuzzCompileMatch(f *testing.F) {
 	for _, s := range []string{
 		`{"$contains": "x"}`, `{"a": {"$one_of": [1, {"$regex": "^a"}]}}`, `[1, "2", null, true]`,
@@ -272,6 +275,13 @@ func FuzzCompileMatch(f *testing.F) {
 		`{"$regex": "(a"}`, `1e400`, `{"$approx": {"value": "x"}}`,
 	} {
 		f.Add(s, `{"a": 1, "b": ["x", 2.5]}`)
+	}
+	for _, s := range []string{
+		`{"calls": [{"tool": "f", "args": {"a": 1}}, {"tool": "f"}], "order": "unordered", "strict_args": true}`,
+		`{"calls": [{"tool": "g"}], "forbid": ["f"], "max_calls": 1, "answer": {"$contains": "a"}}`,
+		`{"no_calls": true, "when": [{"confirm": "deny", "calls": [{"tool": "f"}]}, {"temperature": [0, 0.7], "answer": "x"}]}`,
+	} {
+		f.Add(s, `{"a": 1}`)
 	}
 	f.Fuzz(func(t *testing.T, spec, value string) {
 		var s, v any
@@ -293,6 +303,25 @@ func FuzzCompileMatch(f *testing.F) {
 		if !strings.Contains(spec, "$") && err == nil {
 			if ok, why := m.Match(s, true); !ok {
 				t.Fatalf("literal %s does not match itself: %s", spec, why)
+			}
+		}
+		// The same input as a whole expectation, scored against a trace
+		// whose calls take value as their arguments.
+		if raw, isMap := s.(map[string]any); isMap {
+			e, err := CompileExpect(raw)
+			if err != nil {
+				var ces CompileErrors
+				if !errors.As(err, &ces) || len(ces) == 0 {
+					t.Fatalf("CompileExpect error of type %T: %v", err, err)
+				}
+				return
+			}
+			args, _ := v.(map[string]any)
+			tr := Trace{Calls: []Call{{Tool: "f", Args: args}, {Tool: "g", Args: args, Denied: true}}, Answer: value}
+			for _, c := range []Cell{{}, {Model: "m", Temperature: 0.7, Tools: "all", Confirm: "deny", Descriptions: "terse"}} {
+				if vd := e.Score(tr, c); !vd.Pass && len(vd.Reasons) == 0 {
+					t.Fatalf("failed without reasons: %s", spec)
+				}
 			}
 		}
 	})

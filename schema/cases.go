@@ -150,6 +150,10 @@ func ParseCases(file string, src []byte) ([]*Case, Errors) {
 					e.Msg += " (a { … } mapping that starts on this line is not closed)"
 				case "did not find expected ',' or ']'":
 					e.Msg += " (a [ … ] list that starts on this line is not closed)"
+				case "did not find expected key":
+					e.Msg += " (check the indentation of this line and the ones below it)"
+				case "found unexpected end of stream":
+					e.Msg += " (a quoted string that starts on this line is not closed?)"
 				}
 			}
 			errs = append(errs, e)
@@ -291,16 +295,40 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 }
 
 // asModelArgs returns golden arguments as the engine would see them from
-// a model: JSON-decoded, numbers as float64 (see matchers.Call). So an
-// expected integer beyond 2^53, which no model argument can equal, fails
-// the golden check instead of passing here and failing every run.
+// a model: JSON numbers decode to float64 (see matchers.Call), so integers
+// become float64 here too. An expected integer beyond 2^53, which no model
+// argument can equal, then fails the golden check instead of passing here
+// and failing every run.
 func asModelArgs(args map[string]any) map[string]any {
-	out := map[string]any{}
-	js, err := json.Marshal(args)
-	if err != nil || json.Unmarshal(js, &out) != nil {
-		return args // NaN or ±Inf: no JSON form; keep the YAML value
+	out, _ := asModelValue(args).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
 	}
 	return out
+}
+
+func asModelValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = asModelValue(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = asModelValue(e)
+		}
+		return l
+	case int64:
+		return float64(x)
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
 }
 
 // compileErrors places the errors of matchers.CompileExpect in the

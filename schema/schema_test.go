@@ -324,6 +324,8 @@ func TestParseCasesErrors(t *testing.T) {
 		{"id: a\nprompt: p\nexpect: {calls: [{tool: f}]}\n", `x.yaml:3:19: expect.calls[0].tool: tool "f" is not in needs (the case has no needs)`},
 		{"id: a\nprompt: p\nexpect: {}\n---\nid: b\nprompt: [\n", `x.yaml:7:1: YAML syntax: did not find expected node content`},
 		{"id: a\nprompt: p\nexpect:\n\tanswer: x\n", `x.yaml:4:1: YAML syntax: found character that cannot start any token`},
+		{"id: a\nprompt: \"unclosed\nexpect: {}\n", `x.yaml:2:1: YAML syntax: found unexpected end of stream (a quoted string that starts on this line is not closed?)`},
+		{"id: a\nprompt: p\nexpect:\n  answer: x\n bad: 1\n", `x.yaml:5:1: YAML syntax: did not find expected key (check the indentation of this line and the ones below it)`},
 		{"id: a\nprompt: p\nexpect: {answer: !custom x}\n", `x.yaml:3:18: unsupported tag !custom`},
 		// Golden arguments are scored as a model's would arrive (JSON
 		// numbers are float64), so an integer beyond 2^53 cannot pass.

@@ -61,7 +61,6 @@ type aggregator struct {
 	// cellWarnings holds per-cell warnings by kind, summarised in
 	// Summary.Warnings when there are many.
 	cellWarnings map[string][]string
-	dropped      int // examples not kept for the budget
 	unknown      int // records with an unknown outcome, counted as errors
 	// toolsRanks caches toolsRank once all records are in.
 	toolsRanks map[string]int
@@ -249,24 +248,27 @@ func (a *aggregator) add(rec *record.Record) {
 			}
 		}
 	}
-	// Keep the first failing run; a failure replaces an errored example.
-	if outcome != record.Pass && (cc.Example == nil || (cc.Example.Outcome == record.Error && outcome == record.Fail)) {
-		if cc.Example == nil && (cs.examples >= maxExamplesPerCase || a.examples >= maxExamples) {
-			a.dropped++
-		} else {
-			if cc.Example == nil {
-				cs.examples++
-				a.examples++
-			}
-			ie := rec.Error
-			if outcome == record.Error && ie == nil {
-				ie = &record.InfraError{Kind: "unknown", Message: fmt.Sprintf("outcome %q with no error recorded", rec.Outcome)}
-			}
-			cc.Example = &Example{
-				RunID: rec.ID, Seed: c.Seed, ToolCount: c.ToolCount, Outcome: outcome,
-				Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration,
-			}
-		}
+	// Keep the first failing run of a cell, within the budget; a failure
+	// replaces an errored example.
+	if outcome == record.Pass {
+		return
+	}
+	replace := cc.Example != nil && cc.Example.Outcome == record.Error && outcome == record.Fail
+	room := cs.examples < maxExamplesPerCase && a.examples < maxExamples
+	if !(replace || (cc.Example == nil && room)) {
+		return
+	}
+	if cc.Example == nil {
+		cs.examples++
+		a.examples++
+	}
+	ie := rec.Error
+	if outcome == record.Error && ie == nil {
+		ie = &record.InfraError{Kind: "unknown", Message: fmt.Sprintf("outcome %q with no error recorded", rec.Outcome)}
+	}
+	cc.Example = &Example{
+		RunID: rec.ID, Seed: c.Seed, ToolCount: c.ToolCount, Outcome: outcome,
+		Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration,
 	}
 }
 
@@ -458,9 +460,6 @@ func (a *aggregator) summary() *Summary {
 	}
 	if a.unknown > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d run(s) had an unknown outcome and were counted as errors", a.unknown))
-	}
-	if a.dropped > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("drill-down keeps at most %d failing traces (%d per case); %d more were left out (see runs.jsonl)", maxExamples, maxExamplesPerCase, a.dropped))
 	}
 	for _, kind := range []string{warnAllErrors, warnErrorCases, warnUnequal} {
 		ws := a.cellWarnings[kind]
