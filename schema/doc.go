@@ -34,9 +34,14 @@
 // must pass the case's expectations in GoldenCell, the default cell of
 // #Config (temperature 0, tools needed, confirm auto, descriptions
 // default, no model): the base expectations plus any when entry that
-// selects that cell. LoadCases expands
-// globs (with **), loads files in parallel, reports every error rather
-// than stopping at the first, and rejects case ids used twice.
+// selects that cell. Golden arguments are scored as a model's would be,
+// JSON numbers as float64, so an expectation no real call can meet (an
+// integer beyond 2^53) is caught too. LoadCases expands globs (with **),
+// loads files in parallel, reports every error rather than stopping at
+// the first (every independent mistake in an expectation, too), and
+// rejects case ids used twice.
 //
-// Validate does both for `toolward validate`, walking directories.
+// Validate does both for `toolward validate`, walking directories (a
+// directory with nothing to check is a mistake); Check also returns a
+// Summary of what it checked, for the command's summary line.
 package schema
