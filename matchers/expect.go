@@ -458,12 +458,6 @@ func (e *Expectation) Score(t Trace, c Cell) Verdict {
 	return score(e.effective(c), t)
 }
 
-// ScoreBase judges t against the base expectation alone, ignoring every
-// `when` entry. validate uses it for a case's golden trajectory.
-func (e *Expectation) ScoreBase(t Trace) Verdict {
-	return score(e.base, t)
-}
-
 func score(r rules, t Trace) Verdict {
 	var reasons []Reason
 	add := func(code, format string, args ...any) {

@@ -199,16 +199,6 @@ when:
 	}
 }
 
-func TestScoreBaseIgnoresWhen(t *testing.T) {
-	e := expect(t, "answer: yes\nwhen:\n  - {confirm: deny, answer: no}\n")
-	if v := e.ScoreBase(Trace{Answer: "yes"}); !v.Pass {
-		t.Fatal(v.Reasons)
-	}
-	if v := e.ScoreBase(Trace{Answer: "no"}); v.Pass {
-		t.Fatal("base accepted the override's answer")
-	}
-}
-
 func TestCompileExpectErrors(t *testing.T) {
 	tests := []struct{ expect, path, msg string }{
 		{`{calls: [{tool: f, args: {lang: {$contians: py}}}]}`, `expect.calls[0].args.lang`, `unknown matcher "$contians" (did you mean "$contains"?)`},

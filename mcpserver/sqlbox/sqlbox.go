@@ -332,6 +332,11 @@ func (b *Box) Exec(sql string, args ...any) (int64, error) {
 	if b.closed {
 		return 0, errors.New("sqlbox: database closed")
 	}
+	return b.execLocked(sql, args...)
+}
+
+// execLocked runs one statement on the privileged connection; b.mu is held.
+func (b *Box) execLocked(sql string, args ...any) (int64, error) {
 	stmt, _, err := b.writer.Prepare(sql)
 	if err != nil {
 		return 0, err
@@ -381,21 +386,7 @@ func (b *Box) Tx(fn func(exec func(sql string, args ...any) (int64, error)) erro
 	if err := b.writer.Exec("BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
-	exec := func(sql string, args ...any) (int64, error) {
-		stmt, _, err := b.writer.Prepare(sql)
-		if err != nil {
-			return 0, err
-		}
-		defer stmt.Close()
-		if err := bind(stmt, args); err != nil {
-			return 0, err
-		}
-		if err := stmt.Exec(); err != nil {
-			return 0, err
-		}
-		return b.writer.Changes(), nil
-	}
-	if err := fn(exec); err != nil {
+	if err := fn(b.execLocked); err != nil {
 		b.writer.Exec("ROLLBACK")
 		return err
 	}
