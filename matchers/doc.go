@@ -67,6 +67,11 @@
 // left at its zero value only satisfies entries that do not name it
 // (temperature 0 is a real temperature and matches temperature: 0).
 //
+// CompileExpect reports every independent mistake (CompileErrors), and
+// rules no trace can meet: calls with no_calls: true, and an expected call
+// to a forbidden tool, in the base, in one entry, or in the base with one
+// entry applied.
+//
 // Score reports failures with the reason codes of trace.go: malformed_call
 // for a call whose arguments are not an object or whose tool was not
 // offered (such calls never satisfy an expected call), forbidden_call,

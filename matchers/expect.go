@@ -92,13 +92,15 @@ func (w *whenEntry) applies(c Cell) bool {
 }
 
 // CompileExpect compiles a case's `expect:` mapping as decoded from YAML
-// or JSON. Errors are *CompileError with paths starting at "expect".
+// or JSON. The error is CompileErrors, one *CompileError per independent
+// mistake, with paths starting at "expect".
 func CompileExpect(raw map[string]any) (*Expectation, error) {
 	p := path{"expect"}
-	if raw == nil {
-		return nil, compileErr(p, nil, "missing expectations")
-	}
 	var errs CompileErrors
+	if raw == nil {
+		errs.add(compileErr(p, nil, "missing expectations"))
+		return nil, errs
+	}
 	e := &Expectation{}
 	checkFields(p, raw, ExpectFields, &errs)
 	e.base = rules{order: OrderSequence, maxCalls: -1}
@@ -118,8 +120,24 @@ func CompileExpect(raw map[string]any) (*Expectation, error) {
 			e.when = append(e.when, compileWhen(ip, m, &errs))
 		}
 	}
-	if len(e.base.calls) > 0 && e.base.noCalls {
-		errs.add(compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls"))
+	checkContradictions(p, &e.base, &errs)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	// An override that sets only one of calls and forbid can still clash
+	// with the other, inherited from the base.
+	for i := range e.when {
+		w := &e.when[i]
+		if w.set["calls"] == w.set["forbid"] {
+			continue // both checked with the entry, or neither changed
+		}
+		r := w.apply(e.base)
+		for _, c := range r.calls {
+			if slices.Contains(r.forbid, c.tool) {
+				errs.add(compileErr(p.key("when").idx(i), nil, "with this override, tool %q is both expected and forbidden", c.tool))
+				break
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -308,6 +326,19 @@ func compileCall(p path, v any, errs *CompileErrors) (cs callSpec, ok bool) {
 	return cs, len(*errs) == before
 }
 
+// checkContradictions reports rules that no trace can meet: expected
+// calls together with no_calls, or an expected call to a forbidden tool.
+func checkContradictions(p path, r *rules, errs *CompileErrors) {
+	if len(r.calls) > 0 && r.noCalls {
+		errs.add(compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls"))
+	}
+	for i, c := range r.calls {
+		if slices.Contains(r.forbid, c.tool) {
+			errs.add(compileErr(p.key("calls").idx(i).key("tool"), nil, "tool %q is both expected and forbidden", c.tool))
+		}
+	}
+}
+
 // minOperator returns the first "$" key of m in sorted order, or "".
 func minOperator(m map[string]any) string {
 	op := ""
@@ -380,9 +411,7 @@ func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {
 	if len(w.set) == 0 && !misspelt {
 		errs.add(compileErr(p, nil, "a when entry needs at least one override (%s)", strings.Join(WhenOverrides, ", ")))
 	}
-	if len(w.patch.calls) > 0 && w.patch.noCalls {
-		errs.add(compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls"))
-	}
+	checkContradictions(p, &w.patch, errs)
 	return w
 }
 
@@ -391,36 +420,40 @@ func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {
 func (e *Expectation) effective(c Cell) rules {
 	r := e.base
 	for i := range e.when {
-		w := &e.when[i]
-		if !w.applies(c) {
-			continue
+		if w := &e.when[i]; w.applies(c) {
+			r = w.apply(r)
 		}
-		for k := range w.set {
-			switch k {
-			case "calls":
-				r.calls = w.patch.calls
-			case "order":
-				r.order = w.patch.order
-			case "strict_args":
-				r.strictArgs = w.patch.strictArgs
-			case "forbid":
-				r.forbid = w.patch.forbid
-			case "max_calls":
-				r.maxCalls = w.patch.maxCalls
-			case "no_calls":
-				r.noCalls = w.patch.noCalls
-			case "answer":
-				r.answer = w.patch.answer
-			}
+	}
+	return r
+}
+
+// apply returns r with the fields w sets replaced by w's.
+func (w *whenEntry) apply(r rules) rules {
+	for k := range w.set {
+		switch k {
+		case "calls":
+			r.calls = w.patch.calls
+		case "order":
+			r.order = w.patch.order
+		case "strict_args":
+			r.strictArgs = w.patch.strictArgs
+		case "forbid":
+			r.forbid = w.patch.forbid
+		case "max_calls":
+			r.maxCalls = w.patch.maxCalls
+		case "no_calls":
+			r.noCalls = w.patch.noCalls
+		case "answer":
+			r.answer = w.patch.answer
 		}
-		// no_calls and calls contradict each other: the one the entry
-		// sets wins over the other's inherited value.
-		if w.set["no_calls"] && w.patch.noCalls && !w.set["calls"] {
-			r.calls = nil
-		}
-		if w.set["calls"] && len(w.patch.calls) > 0 && !w.set["no_calls"] {
-			r.noCalls = false
-		}
+	}
+	// no_calls and calls contradict each other: the one the entry sets
+	// wins over the other's inherited value.
+	if w.set["no_calls"] && w.patch.noCalls && !w.set["calls"] {
+		r.calls = nil
+	}
+	if w.set["calls"] && len(w.patch.calls) > 0 && !w.set["no_calls"] {
+		r.noCalls = false
 	}
 	return r
 }
