@@ -12,10 +12,14 @@
 //     cassette recorder with --record, and in a per-host concurrency
 //     limit), and preflight it: if the server is down or a model is
 //     missing, nothing runs.
-//  4. Connect to the MCP server (package session) and list its tools; a
-//     server that does not answer within two minutes stops the job.
-//  5. Create the result directory (or, on resume, compact its runs.jsonl
-//     to the runs that finished with pass or fail) and write config.json.
+//  4. Create the result directory (package results), unless resuming; a
+//     command server's stderr log goes there. If the job then fails
+//     before its first run, the directory is removed again (kept when the
+//     log holds something).
+//  5. Connect to the MCP server (package session) and list its tools; a
+//     server that does not answer within two minutes stops the job. On
+//     resume, compact runs.jsonl to the runs that finished with pass or
+//     fail. Write config.json.
 //  6. Feed the plan's runs, in plan order (grouped by model), to Workers
 //     goroutines. Each run selects its tools (package toolset), runs the
 //     agent loop (package agent) within the run timeout, and is scored

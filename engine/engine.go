@@ -180,41 +180,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if now == nil {
 		now = time.Now
 	}
-	var (
-		l    *Loaded
-		meta *results.Meta
-		err  error
-	)
-	if opts.ResumeDir != "" {
-		if meta, err = results.ReadMeta(opts.ResumeDir); err != nil {
-			return nil, err
-		}
-		if len(opts.Filters) > 0 || opts.Shard != "" || opts.OutDir != "" {
-			return nil, errors.New("--resume continues in the result directory with its filters and shard; do not give --filter, --shard or --out")
-		}
-		if opts.ConfigPath != "" {
-			cfg, err := schema.LoadConfig(opts.ConfigPath)
-			if err != nil {
-				return nil, err
-			}
-			d, err := results.DigestConfig(cfg)
-			if err != nil {
-				return nil, err
-			}
-			if d != meta.ConfigDigest {
-				return nil, fmt.Errorf("%s has changed since %s was started; resume with the config it ran (omit the config argument) or start a new run", opts.ConfigPath, opts.ResumeDir)
-			}
-		}
-		if l, err = load(meta.Config, meta.Filters, meta.Shard); err != nil {
-			return nil, err
-		}
-		if err := sameCases(meta.Cases, l.Plan.Cases()); err != nil {
-			return nil, fmt.Errorf("cannot resume %s: %w", opts.ResumeDir, err)
-		}
-	} else {
-		if l, err = Load(opts.ConfigPath, opts.Filters, opts.Shard); err != nil {
-			return nil, err
-		}
+	l, meta, err := loadJob(opts)
+	if err != nil {
+		return nil, err
 	}
 	cfg := l.Config
 	descs, err := loadDescriptions(cfg, l.Plan.DescriptionSets())
@@ -394,6 +362,45 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.Interrupted = true
 	}
 	return res, nil
+}
+
+// loadJob loads what Run executes: the config at opts.ConfigPath, or on
+// resume the one in the result directory's config.json (returned as
+// meta), after checking that neither the given config nor the cases have
+// changed since the job started.
+func loadJob(opts Options) (*Loaded, *results.Meta, error) {
+	if opts.ResumeDir == "" {
+		l, err := Load(opts.ConfigPath, opts.Filters, opts.Shard)
+		return l, nil, err
+	}
+	meta, err := results.ReadMeta(opts.ResumeDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(opts.Filters) > 0 || opts.Shard != "" || opts.OutDir != "" {
+		return nil, nil, errors.New("--resume continues in the result directory with its filters and shard; do not give --filter, --shard or --out")
+	}
+	if opts.ConfigPath != "" {
+		cfg, err := schema.LoadConfig(opts.ConfigPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		d, err := results.DigestConfig(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d != meta.ConfigDigest {
+			return nil, nil, fmt.Errorf("%s has changed since %s was started; resume with the config it ran (omit the config argument) or start a new run", opts.ConfigPath, opts.ResumeDir)
+		}
+	}
+	l, err := load(meta.Config, meta.Filters, meta.Shard)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := sameCases(meta.Cases, l.Plan.Cases()); err != nil {
+		return nil, nil, fmt.Errorf("cannot resume %s: %w", opts.ResumeDir, err)
+	}
+	return l, meta, nil
 }
 
 // stderrTail points at a command server's stderr log, quoting its last

@@ -259,7 +259,18 @@ func TestRunEndToEnd(t *testing.T) {
 	if !slices.Equal(ids, planIDs(t)) {
 		t.Fatalf("runs.jsonl ids differ from the plan's")
 	}
-	// Runs are grouped by model: all m1 runs are planned before m2's.
+	// Runs are fed grouped by model, all m1 runs before m2's: with 2
+	// workers, at most one m1 run is still in flight when the first m2
+	// run starts, so the records switch model at most 3 times.
+	switches := 0
+	for i := 1; i < len(recs); i++ {
+		if recs[i].Cell.Model != recs[i-1].Cell.Model {
+			switches++
+		}
+	}
+	if switches > 3 {
+		t.Errorf("records switch model %d times; runs are not grouped by model", switches)
+	}
 	meta, err := results.ReadMeta(res.Dir)
 	if err != nil || meta.Planned != total || len(meta.Cases) != 5 || meta.ConfigDigest == "" {
 		t.Fatalf("meta %+v, %v", meta, err)

@@ -41,6 +41,7 @@ type job struct {
 type toolsKey struct{ caseID, subset, descs string }
 
 type toolsEntry struct {
+	once  sync.Once
 	tools []backend.Tool
 	err   error
 }
@@ -85,29 +86,28 @@ feed:
 }
 
 // offered returns the run's tools, computed once per (case, subset,
-// description set).
+// description set), however many workers ask at once.
 func (j *job) offered(r plan.Run) ([]backend.Tool, error) {
 	k := toolsKey{r.Case.ID, r.Subset.Name, r.Cell.Descriptions}
 	j.mu.Lock()
 	e, ok := j.tools[k]
-	j.mu.Unlock()
-	if ok {
-		return e.tools, e.err
+	if !ok {
+		e = &toolsEntry{}
+		j.tools[k] = e
 	}
-	e = &toolsEntry{}
-	ts, err := toolset.Select(j.src.Tools(), r.Case.ID, r.Case.Needs, r.Subset)
-	if err != nil {
-		e.err = err
-	} else {
+	j.mu.Unlock()
+	e.once.Do(func() {
+		ts, err := toolset.Select(j.src.Tools(), r.Case.ID, r.Case.Needs, r.Subset)
+		if err != nil {
+			e.err = err
+			return
+		}
 		ts = j.descs[r.Cell.Descriptions].Apply(ts)
 		e.tools = make([]backend.Tool, len(ts))
 		for i, t := range ts {
 			e.tools[i] = backend.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		}
-	}
-	j.mu.Lock()
-	j.tools[k] = e
-	j.mu.Unlock()
+	})
 	return e.tools, e.err
 }
 
@@ -188,22 +188,22 @@ func timeoutCause(ctx context.Context, err error) error {
 	return err
 }
 
+// score sets the record's outcome from the case's expectation; running
+// out of turns fails the run whatever the calls were.
 func (j *job) score(rec *record.Record, out *agent.Output) {
 	v := j.l.Expect[rec.Case].Score(rec.Trace.Scored(), rec.Cell.Matchers())
-	var reasons []matchers.Reason
+	if v.Pass && !out.OutOfTurns {
+		rec.Outcome = record.Pass
+		return
+	}
+	rec.Outcome = record.Fail
 	if out.OutOfTurns {
-		reasons = append(reasons, matchers.Reason{
+		rec.Reasons = append(rec.Reasons, matchers.Reason{
 			Code:   matchers.ReasonMaxIterations,
 			Detail: fmt.Sprintf("no final answer after %d model turns", len(out.Trace.Turns)),
 		})
 	}
-	reasons = append(reasons, v.Reasons...)
-	if v.Pass && !out.OutOfTurns {
-		rec.Outcome = record.Pass
-	} else {
-		rec.Outcome = record.Fail
-		rec.Reasons = reasons
-	}
+	rec.Reasons = append(rec.Reasons, v.Reasons...)
 }
 
 func (j *job) finish(rec *record.Record, started time.Time) {

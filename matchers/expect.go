@@ -75,18 +75,8 @@ func (w *whenEntry) applies(c Cell) bool {
 	if w.descriptions != nil && !slices.Contains(w.descriptions, c.Descriptions) {
 		return false
 	}
-	if w.temperatures != nil {
-		ok := false
-		t := number{f: c.Temperature}
-		for _, x := range w.temperatures {
-			if x.equal(t) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
+	if w.temperatures != nil && !slices.ContainsFunc(w.temperatures, number{f: c.Temperature}.equal) {
+		return false
 	}
 	return true
 }
@@ -539,14 +529,8 @@ func score(r rules, t Trace) Verdict {
 
 // callMatches reports whether actual call a satisfies expected call s.
 func callMatches(cx *mctx, s *callSpec, a *Call) bool {
-	if a.Tool != s.tool {
-		return false
-	}
-	args := a.Args
-	if args == nil {
-		args = map[string]any{}
-	}
-	return s.args.match(cx, args, true) == nil
+	// A nil Args reads as an empty object.
+	return a.Tool == s.tool && s.args.match(cx, a.Args, true) == nil
 }
 
 // matchSequence finds the expected calls as a subsequence of the actual
@@ -576,11 +560,10 @@ func matchSequence(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reason
 				break
 			}
 		}
-		switch {
-		case earlier >= 0:
+		if earlier >= 0 {
 			reasons = append(reasons, Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
 				"expect.calls[%d] (%s): out of order: only calls[%d] matches, before the call matched by expect.calls[%d]", k, s.tool, earlier, k-1)})
-		default:
+		} else {
 			reasons = append(reasons, explainUnmatched(cx, k, s, act, usable, nil))
 		}
 	}
@@ -647,22 +630,14 @@ func explainUnmatched(cx *mctx, k int, s *callSpec, act []Call, usable []bool, o
 			return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
 				"expect.calls[%d] (%s): no call left: calls[%d] matches but is assigned to expect.calls[%d]", k, s.tool, i, owner[i])}
 		}
-		args, _ := asMap(act[i].Args)
-		if args == nil {
-			args = map[string]any{}
-		}
-		if n := s.args.failures(cx, args); n < bestN {
+		if n := s.args.failures(cx, act[i].Args); n < bestN {
 			best, bestN = i, n
 		}
 	}
 	if best < 0 {
 		return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf("expect.calls[%d] (%s): %s was never called", k, s.tool, s.tool)}
 	}
-	args := act[best].Args
-	if args == nil {
-		args = map[string]any{}
-	}
-	m := s.args.match(cx, args, true)
+	m := s.args.match(cx, act[best].Args, true)
 	detail := "calls[" + strconv.Itoa(best) + "].args"
 	if m != nil {
 		detail += m.rel + ": " + m.msg

@@ -128,6 +128,10 @@ when:
 			Trace{Calls: []Call{call("f", `{"a": 0, "b": 0, "c": 0}`), call("f", `{"a": 1, "b": 2, "c": 4}`), call("f", `{}`)}}, Cell{},
 			"wrong_args", `calls[1].args.c: want 3, got 4 (expect.calls[0], closest of 3 f calls)`},
 		{"no args expected", `{calls: [{tool: f}]}`, Trace{Calls: []Call{{Tool: "f"}}}, Cell{}, "", ""},
+		{"nil args read as empty", `{calls: [{tool: f, args: {a: {$absent_or: 1}}}]}`,
+			Trace{Calls: []Call{{Tool: "f"}}}, Cell{}, "", ""},
+		{"nil args lack a required one", `{calls: [{tool: f, args: {a: 1}}]}`,
+			Trace{Calls: []Call{{Tool: "f"}}}, Cell{}, "wrong_args", `calls[0].args.a: want 1, got absent (expect.calls[0])`},
 		// Greedy first-fit would give calls[0] (a=1, b=2) to expected call 0
 		// ({a: 1}) and then find nothing for expected call 1 ({b: 2}); the
 		// optimal assignment is 0->calls[1], 1->calls[0].

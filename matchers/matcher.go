@@ -3,6 +3,7 @@ package matchers
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
@@ -197,15 +198,11 @@ func compile(p path, spec any) (node, error) {
 	case string:
 		return strLit(s), nil
 	case []any:
-		l := listLit{elems: make([]node, len(s))}
-		for i, e := range s {
-			n, err := compile(p.idx(i), e)
-			if err != nil {
-				return nil, err
-			}
-			l.elems[i] = n
+		elems, err := compileList(p, s)
+		if err != nil {
+			return nil, err
 		}
-		return l, nil
+		return listLit{elems}, nil
 	case map[string]any:
 		return compileObject(p, s)
 	case map[any]any:
@@ -225,6 +222,19 @@ func compile(p path, spec any) (node, error) {
 	return nil, compileErr(p, nil, "unsupported value of type %T", spec)
 }
 
+// compileList compiles the elements of a list at p.
+func compileList(p path, items []any) ([]node, error) {
+	out := make([]node, len(items))
+	for i, e := range items {
+		n, err := compile(p.idx(i), e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
 func compileObject(p path, s map[string]any) (node, error) {
 	var ops []string
 	for k := range s {
@@ -233,11 +243,7 @@ func compileObject(p path, s map[string]any) (node, error) {
 		}
 	}
 	if len(ops) == 0 {
-		o := objLit{keys: make([]string, 0, len(s)), vals: make(map[string]node, len(s))}
-		for k := range s {
-			o.keys = append(o.keys, k)
-		}
-		sort.Strings(o.keys)
+		o := objLit{keys: slices.Sorted(maps.Keys(s)), vals: make(map[string]node, len(s))}
 		for _, k := range o.keys {
 			n, err := compile(p.key(k), s[k])
 			if err != nil {
@@ -260,12 +266,7 @@ func compileObject(p path, s map[string]any) (node, error) {
 		}
 	}
 	if len(s) != 1 {
-		keys := make([]string, 0, len(s))
-		for k := range s {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return nil, compileErr(p, nil, "a matcher object has exactly one $ key, got %s", strings.Join(keys, ", "))
+		return nil, compileErr(p, nil, "a matcher object has exactly one $ key, got %s", strings.Join(slices.Sorted(maps.Keys(s)), ", "))
 	}
 	op := ops[0]
 	arg := s[op]
@@ -291,15 +292,11 @@ func compileObject(p path, s map[string]any) (node, error) {
 		if !ok || len(alts) == 0 {
 			return nil, compileErr(p, ap, "$one_of takes a non-empty list of alternatives, got %s", show(arg))
 		}
-		o := oneOfM{alts: make([]node, len(alts))}
-		for i, a := range alts {
-			n, err := compile(ap.idx(i), a)
-			if err != nil {
-				return nil, err
-			}
-			o.alts[i] = n
+		ns, err := compileList(ap, alts)
+		if err != nil {
+			return nil, err
 		}
-		return o, nil
+		return oneOfM{ns}, nil
 	case "$absent_or":
 		n, err := compile(ap, arg)
 		if err != nil {

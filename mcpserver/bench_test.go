@@ -45,7 +45,7 @@ func benchSession(b *testing.B, s *Server, list bool, tool string, args map[stri
 
 var calcArgs = map[string]any{"expression": "708000 * 0.12"}
 
-// BenchmarkSession: session + initialize + tools/list (all 146 tools) +
+// BenchmarkSession: session + initialize + tools/list (all 143 tools) +
 // calculate. tools/list dominates: mcp-go encodes the 65 KB list on the
 // server and decodes it again in the client.
 func BenchmarkSession(b *testing.B) { benchSession(b, shared(b), true, "calculate", calcArgs) }
@@ -70,7 +70,7 @@ func BenchmarkSessionFirstQuery(b *testing.B) {
 	benchSession(b, shared(b), false, "query_database", map[string]any{"sql": "SELECT COUNT(*) FROM employees"})
 }
 
-// BenchmarkNew: loading everything (tool definitions, 135 distractors,
+// BenchmarkNew: loading everything (tool definitions, 132 distractors,
 // corpus index, database template), which a process pays once.
 func BenchmarkNew(b *testing.B) {
 	for b.Loop() {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -38,10 +39,17 @@ type sandbox struct {
 	emails  []Email
 }
 
+// errSessionEnded answers a call that reaches its sandbox after the
+// session ended: a database opened then would never be closed.
+var errSessionEnded = errors.New("the MCP session has ended")
+
 // database returns the session's database, creating it on first use.
 func (sb *sandbox) database() (*sqlbox.Box, error) {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
+	if sb.closed {
+		return nil, errSessionEnded
+	}
 	if sb.db == nil {
 		db, err := sb.tmpl.Open()
 		if err != nil {

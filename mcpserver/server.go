@@ -136,10 +136,12 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 
-	if s.drift, err = lookupClient(opts.DriftURL, EnvDriftURL, opts.HTTPClient); err != nil {
+	// Both services' fixtures live in one handler: build it at most once.
+	fixture := sync.OnceValues(func() (*http.Client, error) { return lookup.FixtureClient(fixtureSub("drift")) })
+	if s.drift, err = lookupClient(opts.DriftURL, EnvDriftURL, lookup.FixtureDriftURL, opts.HTTPClient, fixture); err != nil {
 		return nil, err
 	}
-	if s.runs, err = lookupClient(opts.RunsURL, EnvRunsURL, opts.HTTPClient); err != nil {
+	if s.runs, err = lookupClient(opts.RunsURL, EnvRunsURL, lookup.FixtureRunsURL, opts.HTTPClient, fixture); err != nil {
 		return nil, err
 	}
 
@@ -252,27 +254,28 @@ func loadCatalogs(opts Options, real map[string]bool) ([]*ToolDef, error) {
 	return out, nil
 }
 
-func lookupClient(base, env string, hc *http.Client) (*lookup.Client, error) {
+// lookupClient returns the client of one lookup service: base, else $env,
+// else fixtureURL reached through the client fixture returns.
+func lookupClient(base, env, fixtureURL string, hc *http.Client, fixture func() (*http.Client, error)) (*lookup.Client, error) {
 	if base == "" {
 		base = os.Getenv(env)
 	}
 	if base == "" {
-		fc, err := lookup.FixtureClient(fixtureSub("drift"))
+		fc, err := fixture()
 		if err != nil {
 			return nil, err
 		}
-		if env == EnvDriftURL {
-			return &lookup.Client{HTTP: fc, DriftURL: lookup.FixtureDriftURL}, nil
-		}
-		return &lookup.Client{HTTP: fc, RunsURL: lookup.FixtureRunsURL}, nil
-	}
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		base, hc = fixtureURL, fc
+	} else if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, fmt.Errorf("lookup service URL %q must start with http:// or https://", base)
 	}
+	c := &lookup.Client{HTTP: hc}
 	if env == EnvDriftURL {
-		return &lookup.Client{HTTP: hc, DriftURL: base}, nil
+		c.DriftURL = base
+	} else {
+		c.RunsURL = base
 	}
-	return &lookup.Client{HTTP: hc, RunsURL: base}, nil
+	return c, nil
 }
 
 func fixtureSub(dir string) fs.FS {
@@ -309,15 +312,6 @@ func (s *Server) RealToolNames() []string {
 	return names
 }
 
-// Tools returns the tools as clients list them.
-func (s *Server) Tools() []mcp.Tool {
-	out := make([]mcp.Tool, len(s.defs))
-	for i, d := range s.defs {
-		out[i] = d.MCPTool()
-	}
-	return out
-}
-
 // toolFunc is a tool's Go implementation, given validated arguments (with
 // defaults filled in) and the calling session's sandbox.
 type toolFunc func(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error)
@@ -334,9 +328,7 @@ func (s *Server) wrap(d *ToolDef, fn toolFunc) server.ToolHandlerFunc {
 		switch a := req.Params.Arguments.(type) {
 		case nil:
 		case map[string]any:
-			for k, v := range a {
-				args[k] = v
-			}
+			maps.Copy(args, a) // checkArgs fills in defaults: never write to the request
 		default:
 			return invalidArgs(d.Name, errors.New("arguments must be a JSON object")), nil
 		}

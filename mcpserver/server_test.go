@@ -50,18 +50,25 @@ func connectVersion(t testing.TB, s *Server, version string, opts ...client.Clie
 	if err != nil {
 		t.Fatal(err)
 	}
+	start(t, c, version)
+	return c
+}
+
+// start starts c and initializes it with the protocol version, closing it
+// when the test ends.
+func start(t testing.TB, c *client.Client, version string) {
+	t.Helper()
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { c.Close() })
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // call calls a tool; a JSON-RPC error fails the test.

@@ -391,12 +391,7 @@ func checkValue(s map[string]any, v any, path string) error {
 			return fmt.Errorf("argument %q must be at most %v characters", path, m)
 		}
 	case "integer", "number":
-		f, ok := v.(float64)
-		if !ok {
-			if i, isInt := v.(int); isInt {
-				f, ok = float64(i), true
-			}
-		}
+		f, ok := toFloat(v)
 		if !ok {
 			return bad("a number")
 		}

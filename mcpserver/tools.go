@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/mail"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -80,10 +81,10 @@ func (s *Server) searchDocuments(ctx context.Context, sb *sandbox, args map[stri
 	return mcp.NewToolResultStructured(map[string]any{"results": hits}, b.String()), nil
 }
 
+// roundTo rounds v to digits decimal places, so that structured results
+// carry 0.8333 rather than 0.8333333333333334.
 func roundTo(v float64, digits int) float64 {
-	s := fmt.Sprintf("%.*f", digits, v)
-	var r float64
-	fmt.Sscan(s, &r)
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', digits, 64), 64)
 	return r
 }
 
@@ -256,7 +257,7 @@ func (s *Server) sendEmail(ctx context.Context, sb *sandbox, args map[string]any
 }
 
 // employee looks up an employee's name and salary on the privileged
-// connection; a nil row means no such employee.
+// connection; found is false when no employee has that id.
 func employee(db *sqlbox.Box, id int64) (name string, salary float64, found bool, err error) {
 	row, err := db.QueryRow("SELECT name, salary FROM employees WHERE id = ?", id)
 	if err != nil || row == nil {

@@ -532,10 +532,21 @@ func TestDescriptionsOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range s.Tools() {
-		if tool.Name == "calculate" && tool.Description != "Evaluate arithmetic." {
-			t.Errorf("override ignored: %q", tool.Description)
+	res, err := connect(t, s).ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tool := range res.Tools {
+		if tool.Name == "calculate" {
+			found = true
+			if tool.Description != "Evaluate arithmetic." {
+				t.Errorf("override ignored: clients see %q", tool.Description)
+			}
 		}
+	}
+	if !found {
+		t.Error("calculate not listed")
 	}
 	if _, err := New(Options{Descriptions: map[string]string{"nope": "x"}}); err == nil {
 		t.Error("override for unknown tool accepted")

@@ -64,11 +64,7 @@ func (d *drain) copyIn(in io.Reader, w *io.PipeWriter) {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			var m struct {
-				Method string          `json:"method"`
-				ID     json.RawMessage `json:"id"`
-			}
-			if json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+			if m, ok := parseHead(line); ok && m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
 				d.mu.Lock()
 				d.pending++
 				d.mu.Unlock()
@@ -81,26 +77,34 @@ func (d *drain) copyIn(in io.Reader, w *io.PipeWriter) {
 			break
 		}
 	}
-	deadline := time.AfterFunc(drainTimeout, func() {
+	giveUp := func() {
 		d.mu.Lock()
 		d.pending = 0
 		d.cond.Broadcast()
 		d.mu.Unlock()
-	})
+	}
+	deadline := time.AfterFunc(drainTimeout, giveUp)
 	defer deadline.Stop()
-	stop := context.AfterFunc(d.ctx, func() {
-		d.mu.Lock()
-		d.pending = 0
-		d.cond.Broadcast()
-		d.mu.Unlock()
-	})
-	defer stop()
+	defer context.AfterFunc(d.ctx, giveUp)()
 	d.mu.Lock()
 	for d.pending > 0 {
 		d.cond.Wait()
 	}
 	d.mu.Unlock()
 	w.Close()
+}
+
+// rpcHead is what drain reads of a JSON-RPC message: a request has a
+// method and an id, a notification a method only, an answer an id only.
+type rpcHead struct {
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+}
+
+func parseHead(line []byte) (rpcHead, bool) {
+	var m rpcHead
+	err := json.Unmarshal(line, &m)
+	return m, err == nil
 }
 
 // drainWriter passes server output through, counting answers.
@@ -112,11 +116,7 @@ type drainWriter struct {
 func (dw *drainWriter) Write(p []byte) (int, error) {
 	n, err := dw.w.Write(p)
 	for _, line := range bytes.Split(p, []byte("\n")) {
-		var m struct {
-			Method string          `json:"method"`
-			ID     json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(line, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+		if m, ok := parseHead(line); ok && m.Method == "" && len(m.ID) > 0 {
 			dw.d.mu.Lock()
 			if dw.d.pending > 0 {
 				dw.d.pending--

@@ -33,17 +33,8 @@ func TestHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// Protocol 2025-11-25 has sessions; 2026-07-28 (below) is stateless.
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	start(t, c, mcp.ProtocolVersion20251125)
 	if r := call(t, c, "calculate", map[string]any{"expression": "708000 * 0.12"}); text(r) != "84960" {
 		t.Errorf("calculate over HTTP: %s", text(r))
 	}
@@ -63,11 +54,7 @@ func TestHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = client.NewClient(trans, client.WithElicitationHandler(e))
-	c.Start(ctx)
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	start(t, c, mcp.LATEST_PROTOCOL_VERSION)
 	wantToolError(t, call(t, c, "delete_employee", map[string]any{"employee_id": 7}), "The user declined")
 	if len(e.asked) != 1 {
 		t.Errorf("elicitation over HTTP asked %d times", len(e.asked))
@@ -113,8 +100,13 @@ func TestHTTP(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeJSON))
 	req.Header.Set("Authorization", "Bearer s3cret")
 	req.Header.Set("Origin", "https://evil.example")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
-		t.Errorf("foreign Origin: %v %v, want 403", resp.StatusCode, err)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Origin: status %d, want 403", resp.StatusCode)
 	}
 }
 

@@ -65,9 +65,7 @@ func loadCaseFiles(files []string) ([]*Case, Errors) {
 	next := make(chan int)
 	workers := min(runtime.GOMAXPROCS(0), len(files))
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range next {
 				src, err := os.ReadFile(files[i])
 				if err != nil {
@@ -76,7 +74,7 @@ func loadCaseFiles(files []string) ([]*Case, Errors) {
 				}
 				results[i].cases, results[i].errs = ParseCases(files[i], src)
 			}
-		}()
+		})
 	}
 	for i := range files {
 		next <- i
@@ -140,8 +138,9 @@ func ParseCases(file string, src []byte) ([]*Case, Errors) {
 					e.Line, _ = strconv.Atoi(m[1])
 					if parserError(m[2]) {
 						// yaml.v3 reports parser (not scanner) errors
-						// with a 0-based line.
-						e.Line++
+						// with a 0-based line, except at the end of
+						// the input: never point past the last line.
+						e.Line = min(e.Line+1, maxLine(src))
 					}
 				}
 				e.Msg = "YAML syntax: " + m[2]
@@ -169,6 +168,16 @@ func ParseCases(file string, src []byte) ([]*Case, Errors) {
 		}
 	}
 	return cases, errs
+}
+
+// maxLine bounds the line numbers of src: one more than its line breaks
+// (\n, \r, and the Unicode ones YAML accepts), counting \r\n twice.
+func maxLine(src []byte) int {
+	n := 1 + bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r"))
+	for _, br := range []string{"\u0085", "\u2028", "\u2029"} {
+		n += bytes.Count(src, []byte(br))
+	}
+	return n
 }
 
 // parserError reports whether a yaml.v3 message comes from its parser
@@ -218,7 +227,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		}
 		return &Error{File: file, Line: n.Line, Col: n.Column, Path: pathString(p), Msg: is.msg}
 	}
-	v, err := yamlValue(doc, 0)
+	v, err := yamlValue(doc)
 	if err != nil {
 		var ne *nodeError
 		if errors.As(err, &ne) {
@@ -300,11 +309,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 // argument can equal, then fails the golden check instead of passing here
 // and failing every run.
 func asModelArgs(args map[string]any) map[string]any {
-	out, _ := asModelValue(args).(map[string]any)
-	if out == nil {
-		out = map[string]any{}
-	}
-	return out
+	return asModelValue(args).(map[string]any) // a map, even for nil args
 }
 
 func asModelValue(v any) any {
@@ -423,6 +428,15 @@ func checkCase(m map[string]any) []caseIssue {
 		}
 		return true
 	}
+	// field returns obj[k] if present; if absent it reports the field as
+	// missing at el, unless a misspelling of it was already reported.
+	field := func(el []any, obj map[string]any, k string, suggested map[string]bool) (any, bool) {
+		v, ok := obj[k]
+		if !ok && !suggested[k] {
+			add(el, "missing field %q", k)
+		}
+		return v, ok
+	}
 	strList := func(k string, re *regexp.Regexp, what string) {
 		v, ok := m[k]
 		if !ok {
@@ -437,11 +451,7 @@ func checkCase(m map[string]any) []caseIssue {
 			str([]any{k, i}, x, re, what)
 		}
 	}
-	if v, ok := m["id"]; !ok {
-		if !suggested["id"] {
-			add(nil, "missing field \"id\"")
-		}
-	} else {
+	if v, ok := field(nil, m, "id", suggested); ok {
 		str([]any{"id"}, v, reID, "an id (letters, digits, _ . : / -)")
 	}
 	for _, k := range []string{"description", "system"} {
@@ -479,28 +489,20 @@ func checkCase(m map[string]any) []caseIssue {
 			}
 			sug := map[string]bool{}
 			is = append(is, closedFields(el, mm, []string{"role", "content"}, sug)...)
-			if r, ok := mm["role"]; !ok {
-				if !sug["role"] {
-					add(el, "missing field \"role\"")
+			if r, ok := field(el, mm, "role", sug); ok {
+				if s, _ := r.(string); s != "system" && s != "user" && s != "assistant" {
+					add(append(el, "role"), "want \"system\", \"user\" or \"assistant\", got %s", showVal(r))
 				}
-			} else if s, _ := r.(string); s != "system" && s != "user" && s != "assistant" {
-				add(append(el, "role"), "want \"system\", \"user\" or \"assistant\", got %s", showVal(r))
 			}
-			if c, ok := mm["content"]; !ok {
-				if !sug["content"] {
-					add(el, "missing field \"content\"")
-				}
-			} else {
+			if c, ok := field(el, mm, "content", sug); ok {
 				str(append(el, "content"), c, nil, "a string")
 			}
 		}
 	}
-	if v, ok := m["expect"]; !ok {
-		if !suggested["expect"] {
-			add(nil, "missing field \"expect\"")
+	if v, ok := field(nil, m, "expect", suggested); ok {
+		if _, ok := v.(map[string]any); !ok {
+			add([]any{"expect"}, "want a mapping of expectations, got %s", showVal(v))
 		}
-	} else if _, ok := v.(map[string]any); !ok {
-		add([]any{"expect"}, "want a mapping of expectations, got %s", showVal(v))
 	}
 	if v, ok := m["golden"]; ok {
 		g, ok := v.(map[string]any)
@@ -510,11 +512,7 @@ func checkCase(m map[string]any) []caseIssue {
 		}
 		sug := map[string]bool{}
 		is = append(is, closedFields([]any{"golden"}, g, []string{"calls", "answer"}, sug)...)
-		if a, ok := g["answer"]; !ok {
-			if !sug["answer"] {
-				add([]any{"golden"}, "missing field \"answer\"")
-			}
-		} else {
+		if a, ok := field([]any{"golden"}, g, "answer", sug); ok {
 			str([]any{"golden", "answer"}, a, nil, "a string")
 		}
 		if cs, ok := g["calls"]; ok {
@@ -532,11 +530,7 @@ func checkCase(m map[string]any) []caseIssue {
 				}
 				sug := map[string]bool{}
 				is = append(is, closedFields(el, cm, []string{"tool", "args"}, sug)...)
-				if t, ok := cm["tool"]; !ok {
-					if !sug["tool"] {
-						add(el, "missing field \"tool\"")
-					}
-				} else {
+				if t, ok := field(el, cm, "tool", sug); ok {
 					str(append(el, "tool"), t, reName, "a tool name")
 				}
 				if a, ok := cm["args"]; ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -417,11 +418,13 @@ func siblings(elems []any) []string {
 	return names
 }
 
+var reLabel = regexp.MustCompile(`(?m)^\s*"?([a-z_$]+)"?[?!]?:`)
+
 // allLabels returns every regular field name of the schema.
 func allLabels() []string {
 	var names []string
 	seen := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^\s*"?([a-z_$]+)"?[?!]?:`).FindAllSubmatch(source, -1) {
+	for _, m := range reLabel.FindAllSubmatch(source, -1) {
 		n := string(m[1])
 		if !seen[n] {
 			seen[n] = true
@@ -539,6 +542,12 @@ func checkDescriptionFile(f string) string {
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
 		msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", ";")), " ")
 		return fmt.Sprintf("description set %s: want a mapping of tool name to description (%s)", f, msg)
+	}
+	// The engine and the bundled server refuse an empty description too.
+	for _, tool := range slices.Sorted(maps.Keys(m)) {
+		if strings.TrimSpace(m[tool]) == "" {
+			return fmt.Sprintf("description set %s: tool %q has an empty description", f, tool)
+		}
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 )
 
 // JSONSchemaID is the $id of the generated case-file JSON Schema.
@@ -38,20 +39,14 @@ func CaseJSONSchema() []byte {
 		"no_calls":    obj{"type": "boolean", "description": "The model must not call any tool."},
 		"answer":      obj{"$ref": "#/definitions/matcher", "description": "Matcher on the final answer."},
 	}
-	when := obj{}
-	for k, v := range rules {
-		when[k] = v
-	}
+	when := maps.Clone(rules)
 	when["model"] = oneOrList(sel)
 	when["temperature"] = oneOrList(obj{"type": "number"})
 	when["tools"] = oneOrList(sel)
 	confirm := obj{"enum": []any{"auto", "approve", "deny"}}
 	when["confirm"] = oneOrList(confirm)
 	when["descriptions"] = oneOrList(sel)
-	expect := obj{}
-	for k, v := range rules {
-		expect[k] = v
-	}
+	expect := maps.Clone(rules)
 	expect["when"] = obj{"type": "array", "items": ref("when"), "description": "Overrides by matrix cell; every matching entry applies in order."}
 
 	s := obj{

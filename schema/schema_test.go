@@ -437,19 +437,21 @@ func TestLoadConfigDescriptionFiles(t *testing.T) {
 		"a.yaml":                           "id: a\nprompt: p\nexpect: {}\n",
 		"fixtures/descriptions/terse.yaml": "- not a mapping\n",
 		"fixtures/descriptions/plain.yaml": "get_weather: Weather now.\n",
+		"fixtures/descriptions/blank.yaml": "get_weather: Weather now.\nget_time: \"  \"\n",
 		"c.cue": `name: "x"
 cases: ["a.yaml"]
 server: builtin: {}
 backend: ollama: {}
 description_sets: gone: "sets/gone.yaml"
-matrix: {models: ["m"], descriptions: ["default", "plain", "terse", "gone", "absent"]}
+matrix: {models: ["m"], descriptions: ["default", "plain", "terse", "gone", "absent", "blank"]}
 `,
 	})
 	t.Chdir(dir)
 	_, err := LoadConfig("c.cue")
 	want := `c.cue:5:19: description_sets.gone: description set sets/gone.yaml: no such file or directory
 c.cue:6:60: matrix.descriptions[2]: description set fixtures/descriptions/terse.yaml: want a mapping of tool name to description (line 1: cannot unmarshal !!seq into map[string]string)
-c.cue:6:77: matrix.descriptions[4]: description set "absent": no description_sets entry and no file fixtures/descriptions/absent.yaml`
+c.cue:6:77: matrix.descriptions[4]: description set "absent": no description_sets entry and no file fixtures/descriptions/absent.yaml
+c.cue:6:87: matrix.descriptions[5]: description set fixtures/descriptions/blank.yaml: tool "get_time" has an empty description`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
 	}

@@ -23,9 +23,9 @@ func (e *nodeError) Error() string { return e.msg }
 // json.Number for integers beyond int64. Mapping keys are taken as
 // strings whatever their tag; duplicate keys, merge keys and custom tags
 // are errors.
-func yamlValue(n *yaml.Node, depth int) (any, error) {
+func yamlValue(n *yaml.Node) (any, error) {
 	budget := maxNodes
-	return yamlValueB(n, depth, &budget)
+	return yamlValueB(n, 0, &budget)
 }
 
 // maxNodes bounds the values one document may expand to, aliases
@@ -133,8 +133,7 @@ func nodeAt(n *yaml.Node, elems []any) *yaml.Node {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
-	cur := n
-	var at *yaml.Node = n
+	cur, at := n, n
 	for _, e := range elems {
 		for cur.Kind == yaml.AliasNode && cur.Alias != nil {
 			cur = cur.Alias

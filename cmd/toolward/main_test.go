@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs every testdata/script/*.txtar: end-to-end CLI behaviour
 // (exit codes, stdout, stderr). Scripts start in $WORK; $REPO is the
 // repository root, for scripts that need the real cases/, configs/ or
-// fixtures/. Run with -update to rewrite cmp'd golden files in place.
+// fixtures/. Set UPDATE_SCRIPTS=1 to rewrite cmp'd golden files in place.
 func TestScripts(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	if err != nil {

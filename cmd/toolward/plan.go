@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/toolward/toolward/engine"
@@ -63,8 +64,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(w, "config %s (%s)\n", l.Config.Name, pos[0])
-	if fs := append(append([]string(nil), l.Config.Filter...), filters...); len(fs) > 0 {
-		fmt.Fprintf(w, "  filters: %s\n", strings.Join(fs, " "))
+	if all := slices.Concat(l.Config.Filter, filters); len(all) > 0 {
+		fmt.Fprintf(w, "  filters: %s\n", strings.Join(all, " "))
 	}
 	for _, a := range p.Axes() {
 		fmt.Fprintf(w, "  %-13s %6d  %s\n", a.Name, len(a.Values), abbreviate(a.Values, 8))

@@ -137,10 +137,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	// The signal handler, the engine's progress and this function all
 	// write to stderr.
-	tty := false
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		tty = true
-	}
+	f, ok := stderr.(*os.File)
+	tty := ok && term.IsTerminal(int(f.Fd()))
 	stderr = &lockedWriter{w: stderr}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -168,9 +166,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	tuneGC()
 	opts := engine.Options{
 		ConfigPath: config, ResumeDir: *resume, Filters: filters, Shard: *shard,
-		OutDir: *outDir, Workers: *workers, RecordDir: *recordDir, Progress: stderr, Stop: stop,
+		OutDir: *outDir, Workers: *workers, RecordDir: *recordDir,
+		Progress: stderr, ProgressTTY: tty, Stop: stop,
 	}
-	opts.ProgressTTY = tty
 	res, err := engine.Run(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward run:", err)

@@ -11,8 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/mcpserver"
 )
 
@@ -103,15 +102,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		DriftURL: *driftURL, RunsURL: *runsURL,
 	}
 	if *descriptions != "" {
-		b, err := os.ReadFile(*descriptions)
+		d, err := toolset.LoadDescriptions(*descriptions)
 		if err != nil {
 			fmt.Fprintf(stderr, "toolward serve: %v\n", err)
 			return 1
 		}
-		if err := yaml.Unmarshal(b, &opts.Descriptions); err != nil {
-			fmt.Fprintf(stderr, "toolward serve: %s: want a map of tool name to description: %v\n", *descriptions, err)
-			return 1
-		}
+		opts.Descriptions = d
 	}
 	srv, err := mcpserver.New(opts)
 	if err != nil {

@@ -17,7 +17,7 @@
 //     stops with OutOfTurns set (the engine fails it with max_iterations).
 //
 // The loop owns no policy beyond this: timeouts come from the context (run
-// timeout) and Options.CallTimeout (per tool call); retries are the
+// timeout) and Input.CallTimeout (per tool call); retries are the
 // engine's. An error return is always an infrastructure failure; the trace
 // up to that point is returned with it.
 package agent

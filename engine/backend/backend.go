@@ -83,11 +83,6 @@ type Response struct {
 	TokensOut  int
 	Latency    time.Duration // wall time of the request
 	DoneReason string
-	// Server-side timings as the backend reports them (Ollama's final
-	// stream chunk); zero when the backend does not report them.
-	LoadDuration       time.Duration
-	PromptEvalDuration time.Duration
-	EvalDuration       time.Duration
 }
 
 // Error kinds.

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/report"
 	"github.com/toolward/toolward/engine/report/stats"
 )
 
@@ -163,8 +164,9 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 	}
 
 	models := map[string]*ModelDiff{}
-	type cm struct{ Case, Model string }
-	always := map[cm]*[3]int{} // runs, base passes, new fails
+	type caseModel struct{ Case, Model string }
+	type runs struct{ paired, basePass, newFail int }
+	perCase := map[caseModel]*runs{}
 	changed := map[string]bool{}
 	for k, b := range base {
 		n, ok := nw[k]
@@ -204,17 +206,17 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 			m.C++
 			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: b.reasons})
 		}
-		a := always[cm{k.Case, k.Cell.Model}]
-		if a == nil {
-			a = &[3]int{}
-			always[cm{k.Case, k.Cell.Model}] = a
+		cr := perCase[caseModel{k.Case, k.Cell.Model}]
+		if cr == nil {
+			cr = &runs{}
+			perCase[caseModel{k.Case, k.Cell.Model}] = cr
 		}
-		a[0]++
+		cr.paired++
 		if bp {
-			a[1]++
+			cr.basePass++
 		}
 		if !np {
-			a[2]++
+			cr.newFail++
 		}
 	}
 	for k := range nw {
@@ -227,9 +229,9 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		m.Regressed = m.B > m.C && m.P < alpha
 		r.Models = append(r.Models, *m)
 	}
-	for k, a := range always {
-		if a[0] > 0 && a[1] == a[0] && a[2] == a[0] {
-			r.Broken = append(r.Broken, Broken{Case: k.Case, Model: k.Model, Runs: a[0]})
+	for k, cr := range perCase {
+		if cr.basePass == cr.paired && cr.newFail == cr.paired {
+			r.Broken = append(r.Broken, Broken{Case: k.Case, Model: k.Model, Runs: cr.paired})
 		}
 	}
 	for c := range changed {
@@ -285,18 +287,11 @@ func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
 		}
 		cell := rec.Cell
 		cell.ToolCount = 0
-		e := entry{id: rec.ID, outcome: rec.Outcome}
+		e := entry{id: rec.ID, outcome: rec.Outcome, reasons: report.ReasonCodes(rec.Reasons)}
 		switch e.outcome {
 		case record.Pass, record.Fail:
 		default:
 			e.outcome = record.Error
-		}
-		seen := map[string]bool{}
-		for _, rs := range rec.Reasons {
-			if !seen[rs.Code] {
-				seen[rs.Code] = true
-				e.reasons = append(e.reasons, rs.Code)
-			}
 		}
 		out[key{rec.Case, cell}] = e
 	}

@@ -4,26 +4,20 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/report"
 )
 
 // maxListed bounds the regressions and fixes listed one per line.
 const maxListed = 30
 
+// cellString names a run's cell on one line, in the report's words plus
+// the seed.
 func cellString(c record.Cell) string {
-	return fmt.Sprintf("%s temp=%s tools=%s confirm=%s desc=%s seed=%d", c.Model,
-		strconv.FormatFloat(c.Temperature, 'g', -1, 64), c.Tools, dash(c.Confirm), dash(c.Descriptions), c.Seed)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return fmt.Sprintf("%s seed=%d", report.KeyOf(c), c.Seed)
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }

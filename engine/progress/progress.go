@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolward/toolward/engine/record"
 )
 
 // Meter counts finished runs and prints progress. It is safe for
@@ -51,16 +53,17 @@ func New(w io.Writer, total int64, opts Options) *Meter {
 	return m
 }
 
-// Done counts one finished run with its outcome ("pass", "fail", "error").
+// Done counts one finished run with its outcome (record.Pass, record.Fail
+// or record.Error).
 func (m *Meter) Done(outcome string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.done++
 	switch outcome {
-	case "pass":
+	case record.Pass:
 		m.pass++
 		m.scored++
-	case "fail":
+	case record.Fail:
 		m.scored++
 	default:
 		m.errs++

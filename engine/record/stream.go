@@ -2,7 +2,9 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -51,15 +53,17 @@ func (r *Reader) Scan() bool {
 	for r.s.Scan() {
 		r.line++
 		b := r.s.Bytes()
-		if len(b) == 0 {
+		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		r.rec = Record{}
 		r.err = nil
 		if err := json.Unmarshal(b, &r.rec); err != nil {
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
-		} else if r.rec.ID == "" || r.rec.Version > Version {
-			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("missing id or unknown version %d", r.rec.Version)}
+		} else if r.rec.ID == "" {
+			r.err = &SyntaxError{File: r.file, Line: r.line, Err: errors.New("no run id")}
+		} else if r.rec.Version > Version {
+			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("format version %d is newer than this toolward reads (%d); upgrade toolward", r.rec.Version, Version)}
 		}
 		return true
 	}
@@ -78,9 +82,10 @@ func (r *Reader) Record() (*Record, error) {
 // Err returns the first I/O error, if any.
 func (r *Reader) Err() error { return r.s.Err() }
 
-// Writer appends records as JSON lines. It is safe for concurrent use;
-// each Write is one complete line followed by a flush to the underlying
-// writer, so a crash loses at most the runs in flight.
+// Writer appends records as JSON lines. It is safe for concurrent use.
+// Nothing is buffered: each Write hands one complete line to the
+// underlying writer in a single call, so a crash loses at most the runs in
+// flight.
 type Writer struct {
 	mu sync.Mutex
 	w  io.Writer

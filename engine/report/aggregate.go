@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report/stats"
+	"github.com/toolward/toolward/matchers"
 )
 
 // Trace budget for the drill-down: at most one example per case × cell,
@@ -123,7 +125,7 @@ func (a *aggregator) add(rec *record.Record) {
 		outcome = record.Error
 	}
 	c := rec.Cell
-	key := keyOf(c)
+	key := KeyOf(c)
 	a.totals.add(outcome)
 	if !rec.Started.IsZero() {
 		if a.started.IsZero() || rec.Started.Before(a.started) {
@@ -201,21 +203,18 @@ func (a *aggregator) add(rec *record.Record) {
 	a.addConfirm(c, &rec.Trace)
 
 	// Reasons and errors.
+	var codes []string
 	if outcome == record.Fail {
-		seen := map[string]bool{}
-		for _, r := range rec.Reasons {
-			if seen[r.Code] {
-				continue
-			}
-			seen[r.Code] = true
-			rc := a.reasons[r.Code]
-			if rc == nil {
-				rc = &ReasonCount{Code: r.Code, ByModel: map[string]int{}}
-				a.reasons[r.Code] = rc
-			}
-			rc.Total++
-			rc.ByModel[c.Model]++
+		codes = ReasonCodes(rec.Reasons)
+	}
+	for _, code := range codes {
+		rc := a.reasons[code]
+		if rc == nil {
+			rc = &ReasonCount{Code: code, ByModel: map[string]int{}}
+			a.reasons[code] = rc
 		}
+		rc.Total++
+		rc.ByModel[c.Model]++
 	}
 	if outcome == record.Error {
 		kind := "unknown"
@@ -239,14 +238,8 @@ func (a *aggregator) add(rec *record.Record) {
 	}
 	cc.add(outcome)
 	cc.Seconds += float64(rec.Duration) / 1000
-	if outcome == record.Fail {
-		seen := map[string]bool{}
-		for _, r := range rec.Reasons {
-			if !seen[r.Code] {
-				seen[r.Code] = true
-				cc.reasons[r.Code]++
-			}
-		}
+	for _, code := range codes {
+		cc.reasons[code]++
 	}
 	// Keep the first failing run of a cell, within the budget; a failure
 	// replaces an errored example.
@@ -270,6 +263,19 @@ func (a *aggregator) add(rec *record.Record) {
 		RunID: rec.ID, Seed: c.Seed, ToolCount: c.ToolCount, Outcome: outcome,
 		Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration,
 	}
+}
+
+// ReasonCodes returns the distinct failure codes of reasons, in order of
+// first appearance: a run counts once per code however many of its
+// checks failed that way.
+func ReasonCodes(reasons []matchers.Reason) []string {
+	var codes []string
+	for _, r := range reasons {
+		if !slices.Contains(codes, r.Code) {
+			codes = append(codes, r.Code)
+		}
+	}
+	return codes
 }
 
 func tallyAt[K comparable](m map[K]*Tally, k K) *Tally {
@@ -355,10 +361,7 @@ func (a *aggregator) summary() *Summary {
 	}
 
 	// Cells.
-	keys := make([]CellKey, 0, len(a.cells))
-	for k := range a.cells {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(a.cells))
 	a.sortCells(keys)
 	for _, k := range keys {
 		s.Cells = append(s.Cells, a.cellSummary(k))
@@ -383,7 +386,7 @@ func (a *aggregator) summary() *Summary {
 				values[v] = true
 			}
 		}
-		vs := sortAxisValues(ax, keysOf(values), a)
+		vs := sortAxisValues(ax, slices.Collect(maps.Keys(values)), a)
 		if len(vs) == 1 {
 			s.Fixed = append(s.Fixed, Field{Name: ax, Value: orDash(vs[0])})
 			continue
@@ -434,10 +437,7 @@ func (a *aggregator) summary() *Summary {
 		ca := a.cases[id]
 		cs := CaseSummary{ID: id, Tags: ca.tags, Tally: ca.tally}
 		cs.finish()
-		ckeys := make([]CellKey, 0, len(ca.cells))
-		for k := range ca.cells {
-			ckeys = append(ckeys, k)
-		}
+		ckeys := slices.Collect(maps.Keys(ca.cells))
 		a.sortCells(ckeys)
 		for _, k := range ckeys {
 			cc := ca.cells[k]
@@ -486,10 +486,6 @@ var cellWarningText = map[string]string{
 	warnErrorCases: "some cases had only errors and are left out of pass@k",
 	warnUnequal:    "cases have unequal scored trials (errors are excluded), so pass@k and pass^k stop at the fewest",
 }
-
-func (m *ModelSummary) finish() { m.Tally.finish() }
-
-func (c *CaseCell) add(outcome string) { c.Tally.add(outcome) }
 
 // caseBadness orders cases for the drill-down: more failing and erroring
 // runs (relative to runs) first.
@@ -651,29 +647,14 @@ func sortAxisValues(axis string, vs []string, a *aggregator) []string {
 }
 
 func sortedConfirmKeys(m map[[2]string]*ConfirmRow) [][2]string {
-	ks := make([][2]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
+	ks := slices.Collect(maps.Keys(m))
 	slices.SortFunc(ks, func(x, y [2]string) int {
 		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(confirmRank(x[1]), confirmRank(y[1])), cmp.Compare(x[1], y[1]))
 	})
 	return ks
 }
 
-func keysOf[K cmp.Ordered, V any](m map[K]V) []K {
-	ks := make([]K, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
-}
-
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	ks := keysOf(m)
-	slices.Sort(ks)
-	return ks
-}
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K { return slices.Sorted(maps.Keys(m)) }
 
 // label shortens a cell key to the axes that vary in the run.
 func (s *Summary) label(k CellKey) string {

@@ -18,10 +18,11 @@ import (
 	"github.com/toolward/toolward/schema"
 )
 
-// Output file names, written into the result directory.
+// File names in a result directory: the two the engine writes (see
+// package results), which Build reads, and the four Build writes.
 const (
-	RunsFile     = "runs.jsonl"
-	ConfigFile   = "config.json"
+	RunsFile     = results.RunsFile
+	ConfigFile   = results.ConfigFile
 	SummaryFile  = "summary.json"
 	MarkdownFile = "report.md"
 	HTMLFile     = "report.html"
@@ -49,36 +50,41 @@ func Summarize(dir string) (*Summary, error) {
 		return nil, fmt.Errorf("report: %s is a file; give the result directory that holds %s", dir, RunsFile)
 	}
 	path := filepath.Join(dir, RunsFile)
-	// Pass 1: the last line of each run id wins (a resumed or re-run
-	// record appended later supersedes the earlier one).
+	// The last record of each run id wins: a resumed or re-run record
+	// appended later supersedes the earlier one. One pass aggregates every
+	// record and notes where each id last occurs; only when some id
+	// occurred twice is the file read again, keeping just those last
+	// records.
 	last := map[string]int{}
 	var bad []string
-	n := 0
+	dups := 0
+	a := newAggregator()
 	err := scan(path, func(i int, rec *record.Record, err error) {
-		n++
 		if err != nil {
 			bad = append(bad, err.Error())
 			return
 		}
+		if _, seen := last[rec.ID]; seen {
+			dups++
+		}
 		last[rec.ID] = i
+		if dups == 0 {
+			a.add(rec)
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	dups := 0
-	a := newAggregator()
-	err = scan(path, func(i int, rec *record.Record, err error) {
+	if dups > 0 {
+		a = newAggregator()
+		err = scan(path, func(i int, rec *record.Record, err error) {
+			if err == nil && last[rec.ID] == i {
+				a.add(rec)
+			}
+		})
 		if err != nil {
-			return
+			return nil, err
 		}
-		if last[rec.ID] != i {
-			dups++
-			return
-		}
-		a.add(rec)
-	})
-	if err != nil {
-		return nil, err
 	}
 	s := a.summary()
 	s.BadLines = len(bad)

@@ -169,24 +169,43 @@ func edgeRuns() []run {
 	return append(rs, odd, dup1, dup2)
 }
 
+// TestFixtures checks that testdata/{basic,edge,empty} are what the specs
+// in this file generate; -update-fixtures rewrites them instead.
 func TestFixtures(t *testing.T) {
-	if !*updateFixtures {
-		t.Skip("run with -update-fixtures to rewrite testdata")
+	root := t.TempDir()
+	if *updateFixtures {
+		root = "testdata"
 	}
 	basic := encode(t, basicRuns())
 	// A truncated line as a crash would leave it, and a blank line.
 	basic = append(basic[:5], append([]string{`{"version":1,"id":"trunc`, ""}, basic[5:]...)...)
-	writeRuns(t, "testdata/basic/runs.jsonl", basic)
+	writeRuns(t, filepath.Join(root, "basic", RunsFile), basic)
 	cfg := `{"toolward": "v0.1.0", "config_file": "configs/basic.cue", "config": {"name": "basic", "server": {"builtin": {}}, "backend": {"replay": "fixtures/cassettes/basic"}}, "planned": 26, "backend": {"server": "replay from fixtures/cassettes/basic", "digests": {"alpha": "sha256:aaaa", "beta": "sha256:bbbb"}}, "cases": {"c1": "0123"}, "created": "2026-11-30T08:00:00Z"}`
-	if err := os.WriteFile("testdata/basic/config.json", []byte(cfg+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "basic", ConfigFile), []byte(cfg+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeRuns(t, "testdata/edge/runs.jsonl", encode(t, edgeRuns()))
-	if err := os.MkdirAll("testdata/empty", 0o755); err != nil {
+	writeRuns(t, filepath.Join(root, "edge", RunsFile), encode(t, edgeRuns()))
+	if err := os.MkdirAll(filepath.Join(root, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile("testdata/empty/runs.jsonl", nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "empty", RunsFile), nil, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if *updateFixtures {
+		return
+	}
+	for _, f := range []string{"basic/" + RunsFile, "basic/" + ConfigFile, "edge/" + RunsFile, "empty/" + RunsFile} {
+		got, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("testdata/%s is not what fixtures_test.go generates (run go test -run TestFixtures -update-fixtures)", f)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestBasic(t *testing.T) {
 	if c.K != 3 || !floatsNear(c.PassAtK, []float64{2.0 / 3, 5.0 / 6, 1}) || !floatsNear(c.PassHatK, []float64{2.0 / 3, 0.5, 0.5}) {
 		t.Errorf("alpha/needed: K=%d pass@k=%v pass^k=%v", c.K, c.PassAtK, c.PassHatK)
 	}
-	if c.Pass != 4 || c.Scored() != 6 || len(c.Warnings) != 0 || c.MinTools != 2 || !slicesEqual(c.Seeds, []int{1, 2, 3}) {
+	if c.Pass != 4 || c.Scored() != 6 || len(c.Warnings) != 0 || c.MinTools != 2 || !slices.Equal(c.Seeds, []int{1, 2, 3}) {
 		t.Errorf("alpha/needed = %+v", c)
 	}
 	// alpha/n8: c1 pass, fail, error → n=2 c=1; c2 fails 3/3 → n=3 c=0.
@@ -175,18 +176,6 @@ func fieldsString(fs []Field) string {
 		parts = append(parts, f.Name+"="+f.Value)
 	}
 	return strings.Join(parts, " ")
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestEdge: ties, an unknown outcome, zero tools offered, and a duplicate

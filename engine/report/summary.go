@@ -109,7 +109,9 @@ type CellKey struct {
 	Descriptions string  `json:"descriptions"`
 }
 
-func keyOf(c record.Cell) CellKey {
+// KeyOf is the cell of a run with its seed pooled (and the tool count,
+// which follows from the subset, dropped).
+func KeyOf(c record.Cell) CellKey {
 	return CellKey{Model: c.Model, Temperature: c.Temperature, Tools: c.Tools, Confirm: c.Confirm, Descriptions: c.Descriptions}
 }
 

@@ -2,9 +2,12 @@ package results
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -15,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/schema"
 )
@@ -54,7 +58,8 @@ func DigestConfig(cfg *schema.Config) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("results: encoding config: %w", err)
 	}
-	return sha256hex(b), nil
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // Stamp formats t as a directory name: 20261130T082501Z.
@@ -89,15 +94,28 @@ func Create(root, name string, now time.Time) (string, error) {
 // CreateAt makes dir as a new result directory: it must not exist, or be
 // an empty directory.
 func CreateAt(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirEmpty(dir); err != nil {
+		if errors.Is(err, errNotEmpty) {
+			err = fmt.Errorf("%w; choose a new directory, or continue it with --resume", err)
+		}
 		return fmt.Errorf("results: %w", err)
+	}
+	return nil
+}
+
+var errNotEmpty = errors.New("not empty")
+
+// mkdirEmpty creates dir, or accepts it when it exists and is empty.
+func mkdirEmpty(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("results: %w", err)
+		return err
 	}
 	if len(ents) > 0 {
-		return fmt.Errorf("results: %s is not empty; choose a new directory, or continue it with --resume", dir)
+		return fmt.Errorf("%s is %w", dir, errNotEmpty)
 	}
 	return nil
 }
@@ -108,7 +126,10 @@ func WriteMeta(dir string, m *Meta) error {
 	if err != nil {
 		return fmt.Errorf("results: encoding %s: %w", ConfigFile, err)
 	}
-	return writeAtomic(filepath.Join(dir, ConfigFile), append(b, '\n'))
+	return writeAtomic(filepath.Join(dir, ConfigFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ReadMeta reads dir/config.json.
@@ -148,44 +169,29 @@ func Compact(dir string) (done map[string]bool, bad int, err error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	tmp, err := os.CreateTemp(dir, RunsFile+".*")
-	if err != nil {
-		return nil, 0, err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		return nil, 0, err
-	}
-	bw := bufio.NewWriter(tmp)
 	done = map[string]bool{}
-	r := record.NewReader(f, path)
-	for r.Scan() {
-		rec, err := r.Record()
-		if err != nil {
-			bad++
-			continue
+	err = writeAtomic(path, func(w io.Writer) error {
+		r := record.NewReader(f, path)
+		for r.Scan() {
+			rec, err := r.Record()
+			if err != nil {
+				bad++
+				continue
+			}
+			if rec.Outcome == record.Error || done[rec.ID] {
+				continue
+			}
+			done[rec.ID] = true
+			if err := writeLine(w, rec); err != nil {
+				return err
+			}
 		}
-		if rec.Outcome == record.Error || done[rec.ID] {
-			continue
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
 		}
-		done[rec.ID] = true
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return nil, 0, err
-		}
-		bw.Write(b)
-		bw.WriteByte('\n')
-	}
-	if err := r.Err(); err != nil {
-		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return nil, 0, err
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, 0, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, 0, err
 	}
 	return done, bad, nil
@@ -231,7 +237,7 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 	var planned int64
 	shards := map[string]bool{}
 	n := 0
-	for _, m := range metas {
+	for i, m := range metas {
 		if m.Shard == "" {
 			n = -1
 			continue
@@ -241,11 +247,13 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 		}
 		shards[m.Shard] = true
 		planned += m.Planned
-		var i, c int
-		fmt.Sscanf(m.Shard, "%d/%d", &i, &c)
+		sh, err := plan.ParseShard(m.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %s: %w", filepath.Join(dirs[i], ConfigFile), err)
+		}
 		if n == 0 {
-			n = c
-		} else if n > 0 && c != n {
+			n = sh.Count
+		} else if n > 0 && sh.Count != n {
 			return nil, fmt.Errorf("merge: shards of different splits (%s of /%d)", m.Shard, n)
 		}
 	}
@@ -259,70 +267,47 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 		}
 	}
 
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := mkdirEmpty(out); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	if ents, err := os.ReadDir(out); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	} else if len(ents) > 0 {
-		return nil, fmt.Errorf("merge: %s is not empty", out)
-	}
-	tmp := filepath.Join(out, RunsFile+".tmp")
-	f, err := os.Create(tmp)
-	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	defer os.Remove(tmp)
-	bw := bufio.NewWriter(f)
 	// Pass 1 writes pass/fail records; pass 2 the error records of ids
 	// that have no other.
 	written := map[string]bool{}
-	for pass := 1; pass <= 2; pass++ {
-		for _, d := range dirs {
-			err := eachRecord(d, func(rec *record.Record, lineErr error) error {
-				if lineErr != nil {
-					if pass == 1 {
-						res.Bad++
+	err := writeAtomic(filepath.Join(out, RunsFile), func(w io.Writer) error {
+		for pass := 1; pass <= 2; pass++ {
+			for _, d := range dirs {
+				err := eachRecord(d, func(rec *record.Record, lineErr error) error {
+					if lineErr != nil {
+						if pass == 1 {
+							res.Bad++
+						}
+						return nil
 					}
-					return nil
-				}
-				isErr := rec.Outcome == record.Error
-				if (pass == 1) == isErr {
-					return nil
-				}
-				if written[rec.ID] {
-					if pass == 1 || !isErr {
-						res.Duplicates++
+					isErr := rec.Outcome == record.Error
+					if (pass == 1) == isErr {
+						return nil
 					}
-					return nil
-				}
-				written[rec.ID] = true
-				b, err := json.Marshal(rec)
+					if written[rec.ID] {
+						if pass == 1 || !isErr {
+							res.Duplicates++
+						}
+						return nil
+					}
+					written[rec.ID] = true
+					res.Runs++
+					if isErr {
+						res.Errors++
+					}
+					return writeLine(w, rec)
+				})
 				if err != nil {
 					return err
 				}
-				bw.Write(b)
-				bw.WriteByte('\n')
-				res.Runs++
-				if isErr {
-					res.Errors++
-				}
-				return nil
-			})
-			if err != nil {
-				f.Close()
-				return nil, fmt.Errorf("merge: %w", err)
 			}
 		}
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(out, RunsFile)); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	m := *first
@@ -355,7 +340,21 @@ func eachRecord(dir string, fn func(*record.Record, error) error) error {
 	return r.Err()
 }
 
-func writeAtomic(path string, b []byte) error {
+// writeLine writes rec as one JSON line, as it was read (the version it
+// carries is kept).
+func writeLine(w io.Writer, rec *record.Record) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// writeAtomic replaces path with what fill writes (buffered), through a
+// temporary file in the same directory and a rename, so readers see the
+// old file or the new one, never a part.
+func writeAtomic(path string, fill func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -365,7 +364,12 @@ func writeAtomic(path string, b []byte) error {
 		tmp.Close()
 		return err
 	}
-	if _, err := tmp.Write(b); err != nil {
+	bw := bufio.NewWriter(tmp)
+	if err := fill(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}

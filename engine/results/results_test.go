@@ -137,4 +137,12 @@ func TestMerge(t *testing.T) {
 	if _, err := Merge(filepath.Join(root, "m4"), []string{root}); err == nil {
 		t.Fatal("not a result dir: want error")
 	}
+	thirds := shardDir(t, filepath.Join(root, "thirds"), "1/3", "cfg", nil)
+	if _, err := Merge(filepath.Join(root, "m5"), []string{s0, thirds}); err == nil || !strings.Contains(err.Error(), "different splits") {
+		t.Fatalf("0/2 with 1/3: %v", err)
+	}
+	garbled := shardDir(t, filepath.Join(root, "garbled"), "one of two", "cfg", nil)
+	if _, err := Merge(filepath.Join(root, "m6"), []string{s0, garbled}); err == nil || !strings.Contains(err.Error(), "want i/n") {
+		t.Fatalf("garbled shard: %v", err)
+	}
 }

@@ -1,12 +1,12 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,36 +86,41 @@ type conn struct {
 
 // Open connects to the server, lists its tools and keeps them.
 func Open(ctx context.Context, opts Options) (*Source, error) {
-	s := &Source{opts: opts}
-	s.life, s.cancel = context.WithCancel(context.Background())
 	switch n := countSet(opts.Server); {
 	case n != 1:
-		s.cancel()
 		return nil, fmt.Errorf("session: server must set exactly one of builtin, command, url (got %d)", n)
 	case opts.Server.Builtin != nil && opts.Builtin == nil:
-		s.cancel()
 		return nil, errors.New("session: builtin server requested but none given")
 	}
+	s := &Source{opts: opts}
+	s.life, s.cancel = context.WithCancel(context.Background())
 	c, err := s.dial(ctx)
 	if err != nil {
 		s.cancel()
 		return nil, err
 	}
-	lt, err := c.c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
+	if err := s.list(ctx, c); err != nil {
 		c.c.Close()
 		s.cancel()
-		return nil, &Error{Kind: "mcp", Msg: "listing tools of " + s.Describe(), Err: err}
+		return nil, err
 	}
-	s.gated = map[string]bool{}
+	s.put(c, false)
+	return s, nil
+}
+
+// list fills the source's tools from the server's listing.
+func (s *Source) list(ctx context.Context, c *conn) error {
+	lt, err := c.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return &Error{Kind: "mcp", Msg: "listing tools of " + s.describe(), Err: err}
+	}
+	s.gated = make(map[string]bool, len(lt.Tools))
 	for _, t := range lt.Tools {
 		schema := t.RawInputSchema
 		if schema == nil {
 			b, err := json.Marshal(t.InputSchema)
 			if err != nil {
-				c.c.Close()
-				s.cancel()
-				return nil, fmt.Errorf("session: input schema of tool %s: %w", t.Name, err)
+				return fmt.Errorf("session: input schema of tool %s: %w", t.Name, err)
 			}
 			schema = b
 		}
@@ -123,8 +128,7 @@ func Open(ctx context.Context, opts Options) (*Source, error) {
 		s.gated[t.Name] = g
 		s.tools = append(s.tools, toolset.Tool{Name: t.Name, Description: t.Description, InputSchema: schema, Gated: g})
 	}
-	s.put(c, false)
-	return s, nil
+	return nil
 }
 
 func countSet(s schema.Server) int {
@@ -158,8 +162,8 @@ func Gated(a mcp.ToolAnnotation) bool {
 // modify the slice.
 func (s *Source) Tools() []toolset.Tool { return s.tools }
 
-// Describe names the server for messages.
-func (s *Source) Describe() string {
+// describe names the server for messages.
+func (s *Source) describe() string {
 	switch {
 	case s.opts.Server.Builtin != nil:
 		return "builtin server"
@@ -203,27 +207,20 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 		}
 	}
 	if err != nil {
-		return nil, &Error{Kind: "mcp", Msg: "connecting to " + s.Describe(), Retryable: true, Err: err}
+		return nil, &Error{Kind: "mcp", Msg: "connecting to " + s.describe(), Retryable: true, Err: err}
 	}
 	// The transport lives as long as the source (for command: the
 	// subprocess); the request below is bounded by ctx.
 	if err := c.Start(s.life); err != nil {
-		return nil, &Error{Kind: "mcp", Msg: "starting " + s.Describe(), Retryable: true, Err: err}
+		return nil, &Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}
 	}
 	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "toolward", Version: cmpOr(s.opts.ClientVersion, "dev")}
+	req.Params.ClientInfo = mcp.Implementation{Name: "toolward", Version: cmp.Or(s.opts.ClientVersion, "dev")}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		c.Close()
-		return nil, &Error{Kind: "mcp", Msg: "initializing " + s.Describe(), Retryable: true, Err: err}
+		return nil, &Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}
 	}
 	return &conn{c: c, h: h}, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // put returns a connection after use. Builtin connections are never
@@ -350,7 +347,7 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any, ti
 			return nil, &Error{Kind: "timeout", Msg: fmt.Sprintf("tool %s did not answer within %s", name, timeout), Retryable: true, Err: err}
 		default:
 			s.broken = true
-			return nil, &Error{Kind: "mcp", Msg: "calling tool " + name + " on " + s.src.Describe(), Retryable: true, Err: err}
+			return nil, &Error{Kind: "mcp", Msg: "calling tool " + name + " on " + s.src.describe(), Retryable: true, Err: err}
 		}
 	}
 	res.IsError = out.IsError
@@ -485,13 +482,8 @@ func Fill(requested any) map[string]any {
 	m, _ := plainJSON(requested).(map[string]any)
 	props, _ := m["properties"].(map[string]any)
 	out := make(map[string]any, len(props))
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		p, _ := props[k].(map[string]any)
+	for k, v := range props {
+		p, _ := v.(map[string]any)
 		if d, ok := p["default"]; ok {
 			out[k] = d
 			continue

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -17,8 +18,9 @@ import (
 )
 
 // testServer is a tiny MCP server: lookup (read-only, structured result),
-// wipe (destructive, asks the user through elicitation), slow (sleeps
-// until cancelled), and fail (returns an isError result). calls counts
+// wipe (destructive, asks the user through elicitation), ask (not gated,
+// elicits and answers with the user's action), slow (sleeps until
+// cancelled), and fail (returns an isError result). calls counts
 // tool invocations that reached the server.
 func testServer(calls *atomic.Int64) *server.MCPServer {
 	s := server.NewMCPServer("t", "1", server.WithToolCapabilities(false), server.WithElicitation())
@@ -48,6 +50,18 @@ func testServer(calls *atomic.Int64) *server.MCPServer {
 			}
 			return mcp.NewToolResultText("wiped"), nil
 		})
+	s.AddTool(mcp.NewTool("ask", mcp.WithDestructiveHintAnnotation(false)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			r, err := s.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+				Message:         "Go on?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+			}})
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText("answer: " + string(r.Action)), nil
+		})
 	s.AddTool(mcp.NewTool("slow", mcp.WithReadOnlyHintAnnotation(true)),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
@@ -62,14 +76,21 @@ func testServer(calls *atomic.Int64) *server.MCPServer {
 	return s
 }
 
-func TestBuiltinToolsAndGate(t *testing.T) {
-	ctx := context.Background()
-	var calls atomic.Int64
-	src, err := Open(ctx, Options{Server: schema.Server{Builtin: &schema.Builtin{}}, Builtin: testServer(&calls)})
+// openBuiltin opens testServer in process, closed when the test ends.
+func openBuiltin(t *testing.T, calls *atomic.Int64) *Source {
+	t.Helper()
+	src, err := Open(context.Background(), Options{Server: schema.Server{Builtin: &schema.Builtin{}}, Builtin: testServer(calls)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func TestBuiltinToolsAndGate(t *testing.T) {
+	ctx := context.Background()
+	var calls atomic.Int64
+	src := openBuiltin(t, &calls)
 	var names []string
 	gated := map[string]bool{}
 	for _, tl := range src.Tools() {
@@ -80,10 +101,10 @@ func TestBuiltinToolsAndGate(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"fail", "lookup", "slow", "wipe"}) {
+	if !slices.Equal(names, []string{"ask", "fail", "lookup", "slow", "wipe"}) {
 		t.Fatalf("tools = %v", names)
 	}
-	if gated["lookup"] || !gated["wipe"] || gated["fail"] || gated["slow"] {
+	if gated["lookup"] || !gated["wipe"] || gated["ask"] || gated["fail"] || gated["slow"] {
 		t.Fatalf("gated = %v", gated)
 	}
 
@@ -99,6 +120,8 @@ func TestBuiltinToolsAndGate(t *testing.T) {
 		{"deny", "wipe", Denied, "The user declined to run wipe.", true, nil, false},
 		{"deny", "lookup", "", "value of k is 42", false, nil, true},
 		{"deny", "fail", "", "boom", true, nil, true},
+		{"deny", "ask", "", "answer: decline", false, []string{"decline"}, true},
+		{"approve", "ask", "", "answer: accept", false, []string{"accept"}, true},
 	} {
 		sess, err := src.Session(ctx, tc.mode)
 		if err != nil {
@@ -128,12 +151,11 @@ func TestBuiltinToolsAndGate(t *testing.T) {
 func TestCallTimeoutIsInfraError(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int64
-	src, err := Open(ctx, Options{Server: schema.Server{Builtin: &schema.Builtin{}}, Builtin: testServer(&calls)})
+	src := openBuiltin(t, &calls)
+	sess, err := src.Session(ctx, "auto")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	sess, _ := src.Session(ctx, "auto")
 	defer sess.Close()
 	_, err = sess.Call(ctx, "slow", nil, 20*time.Millisecond)
 	var se *Error
@@ -145,17 +167,26 @@ func TestCallTimeoutIsInfraError(t *testing.T) {
 	}
 }
 
-func TestHTTPPoolAndDeniedElicitation(t *testing.T) {
+// TestHTTPPoolAndHeaders: over streamable HTTP, connections are reused
+// between sessions and every request carries the configured headers.
+func TestHTTPPoolAndHeaders(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int64
-	hs := httptest.NewServer(server.NewStreamableHTTPServer(testServer(&calls)))
+	var unheaded atomic.Int64 // requests without the configured header
+	mcpHandler := server.NewStreamableHTTPServer(testServer(&calls))
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test") != "1" {
+			unheaded.Add(1)
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
 	defer hs.Close()
 	src, err := Open(ctx, Options{Server: schema.Server{URL: hs.URL, Headers: map[string]string{"X-Test": "1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	if len(src.Tools()) != 4 {
+	if len(src.Tools()) != 5 {
 		t.Fatalf("tools = %d", len(src.Tools()))
 	}
 	for range 3 {
@@ -174,6 +205,9 @@ func TestHTTPPoolAndDeniedElicitation(t *testing.T) {
 	src.mu.Unlock()
 	if n != 1 {
 		t.Fatalf("idle connections = %d, want 1 (reused)", n)
+	}
+	if n := unheaded.Load(); n > 0 {
+		t.Fatalf("%d requests lacked the configured header", n)
 	}
 }
 

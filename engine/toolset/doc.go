@@ -14,6 +14,7 @@
 //     every run and machine. Order "given" keeps the case's needs first,
 //     in the case's order, then the other tools in draw order (count),
 //     include order (include) or the server's listing order (all).
-//  4. WithDescriptions replaces descriptions from a named set (a YAML map
-//     of tool name to description) before the model sees them.
+//  4. Descriptions.Apply replaces descriptions from a named set (a YAML
+//     map of tool name to description, read by LoadDescriptions) before
+//     the model sees them.
 package toolset

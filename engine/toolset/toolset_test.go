@@ -1,6 +1,7 @@
 package toolset
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,18 +97,12 @@ func TestIncludeNeededAndMissing(t *testing.T) {
 	}
 	_, err = Select(all, "c", []string{"tool_02", "nope"}, schema.ToolSubset{Name: "needed"})
 	var me *MissingError
-	if err == nil || !asMissing(err, &me) || !slices.Equal(me.Missing, []string{"nope"}) {
+	if !errors.As(err, &me) || !slices.Equal(me.Missing, []string{"nope"}) {
 		t.Fatalf("missing need: err = %v", err)
 	}
 	if _, err := Select(all, "c", nil, schema.ToolSubset{Name: "weird"}); err == nil {
 		t.Fatal("unknown subset kind: want error")
 	}
-}
-
-func asMissing(err error, me **MissingError) bool {
-	m, ok := err.(*MissingError)
-	*me = m
-	return ok
 }
 
 func TestDescriptions(t *testing.T) {

@@ -3,6 +3,7 @@ package calc
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -237,31 +238,21 @@ func Parse(expr string) (Node, error) {
 }
 
 // sum := product (('+'|'-') product)*
-func (p *parser) sum() (Node, error) {
-	x, err := p.product()
-	if err != nil {
-		return nil, err
-	}
-	for t := p.peek(); t.kind == tokOp && (t.op == "+" || t.op == "-"); t = p.peek() {
-		p.next()
-		y, err := p.product()
-		if err != nil {
-			return nil, err
-		}
-		x = Binary{Op: t.op, X: x, Y: y, Off: t.off}
-	}
-	return x, nil
-}
+func (p *parser) sum() (Node, error) { return p.leftAssoc(p.product, "+", "-") }
 
 // product := unary (('*'|'/'|'%') unary)*
-func (p *parser) product() (Node, error) {
-	x, err := p.unary()
+func (p *parser) product() (Node, error) { return p.leftAssoc(p.unary, "*", "/", "%") }
+
+// leftAssoc parses operand (op operand)* for left-associative operators
+// ops of one precedence level.
+func (p *parser) leftAssoc(operand func() (Node, error), ops ...string) (Node, error) {
+	x, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for t := p.peek(); t.kind == tokOp && (t.op == "*" || t.op == "/" || t.op == "%"); t = p.peek() {
+	for t := p.peek(); t.kind == tokOp && slices.Contains(ops, t.op); t = p.peek() {
 		p.next()
-		y, err := p.unary()
+		y, err := operand()
 		if err != nil {
 			return nil, err
 		}
@@ -424,9 +415,7 @@ func Format(v float64) string {
 	if r == 0 {
 		return "0" // also folds -0
 	}
-	if r == math.Trunc(r) && math.Abs(r) < 1e15 {
-		return strconv.FormatFloat(r, 'f', -1, 64)
-	}
+	// Nonzero integers below 1e15 fall in this range too.
 	if a := math.Abs(r); a >= 1e-6 && a < 1e15 {
 		return strconv.FormatFloat(r, 'f', -1, 64)
 	}

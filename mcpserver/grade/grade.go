@@ -3,6 +3,7 @@ package grade
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -66,7 +67,7 @@ type figure struct {
 	value float64
 }
 
-// Figures returns the numbers stated in text. A number glued to a
+// figures returns the numbers stated in text. A number glued to a
 // preceding letter (Q3, k1, v2) is part of a name, not a figure.
 func figures(text string) []figure {
 	var out []figure
@@ -143,7 +144,7 @@ func Grade(answer string, sources []string) Result {
 func judge(s string, vocab map[string]bool, values map[float64]bool) Sentence {
 	var missing []string
 	for _, f := range figures(s) {
-		if !values[f.value] && !contains(missing, f.text) {
+		if !values[f.value] && !slices.Contains(missing, f.text) {
 			missing = append(missing, f.text)
 		}
 	}
@@ -166,13 +167,4 @@ func judge(s string, vocab map[string]bool, values map[float64]bool) Sentence {
 		return Sentence{Text: s, Reason: "low overlap with sources: " + reason}
 	}
 	return Sentence{Text: s, Supported: true, Reason: reason}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
-	"sort"
-	"strings"
+	"net/url"
+	"slices"
 )
 
 // Default base URLs of the bundled services; FixtureClient routes them to
@@ -25,7 +26,7 @@ type driftFile struct {
 }
 
 type runsFile struct {
-	Projects map[string]json.RawMessage `json:"projects"`
+	Projects map[string]map[string]any `json:"projects"`
 }
 
 // FixtureHandler serves drift.json and runs.json from fsys (the
@@ -45,12 +46,7 @@ func FixtureHandler(fsys fs.FS) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /drift/models", func(w http.ResponseWriter, r *http.Request) {
-		names := make([]string, 0, len(drift.Models))
-		for n := range drift.Models {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		writeJSON(w, map[string]any{"metric": drift.Metric, "models": names})
+		writeJSON(w, map[string]any{"metric": drift.Metric, "models": slices.Sorted(maps.Keys(drift.Models))})
 	})
 	mux.HandleFunc("GET /drift/models/{model}", func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("model")
@@ -63,13 +59,15 @@ func FixtureHandler(fsys fs.FS) (http.Handler, error) {
 	})
 	mux.HandleFunc("GET /runs/projects/{project}/compare", func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("project")
-		raw, ok := runs.Projects[name]
+		p, ok := runs.Projects[name]
 		if !ok {
 			http.Error(w, `{"error": "unknown project"}`, http.StatusNotFound)
 			return
 		}
-		var body map[string]any
-		json.Unmarshal(raw, &body)
+		body := maps.Clone(p) // handlers run concurrently: never write to p
+		if body == nil {
+			body = map[string]any{}
+		}
 		body["project"] = name
 		writeJSON(w, body)
 	})
@@ -137,7 +135,9 @@ func FixtureClient(fsys fs.FS) (*http.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	host := strings.TrimPrefix(FixtureDriftURL, "http://")
-	host = host[:strings.IndexByte(host, '/')]
-	return &http.Client{Transport: handlerTransport{host: host, handler: h}, Timeout: Timeout}, nil
+	u, err := url.Parse(FixtureDriftURL)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Transport: handlerTransport{host: u.Host, handler: h}, Timeout: Timeout}, nil
 }

@@ -112,7 +112,8 @@ func New(docs map[string]string, chunkWords int) *Index {
 		ix.texts[id] = text
 		words := strings.Fields(text)
 		n := 0
-		for start := 0; start < len(words) || (start == 0 && len(words) == 0); start += chunkWords {
+		// An empty document still gets one (empty) chunk.
+		for start := 0; start == 0 || start < len(words); start += chunkWords {
 			end := min(start+chunkWords, len(words))
 			c := Chunk{Source: id, Index: n, Text: strings.Join(words[start:end], " "), terms: map[string]int{}}
 			for _, t := range Tokenize(c.Text) {
@@ -125,9 +126,6 @@ func New(docs map[string]string, chunkWords int) *Index {
 			total += c.length
 			ix.chunks = append(ix.chunks, c)
 			n++
-			if len(words) == 0 {
-				break
-			}
 		}
 		ix.docs = append(ix.docs, Document{Source: id, Chunks: n, Words: len(words)})
 	}
@@ -165,15 +163,19 @@ func (ix *Index) Search(query string, topK int) []Hit {
 			terms = append(terms, t)
 		}
 	}
+	idf := make([]float64, len(terms))
+	for i, t := range terms {
+		idf[i] = ix.IDF(t)
+	}
 	var hits []Hit
 	for _, c := range ix.chunks {
 		s := 0.0
-		for _, t := range terms {
+		for i, t := range terms {
 			tf := float64(c.terms[t])
 			if tf == 0 {
 				continue
 			}
-			s += ix.IDF(t) * tf * (K1 + 1) / (tf + K1*(1-B+B*float64(c.length)/ix.avgdl))
+			s += idf[i] * tf * (K1 + 1) / (tf + K1*(1-B+B*float64(c.length)/ix.avgdl))
 		}
 		if s > 0 {
 			hits = append(hits, Hit{Source: c.Source, Chunk: c.Index, Score: s, Text: c.Text})

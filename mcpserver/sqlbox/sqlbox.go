@@ -178,7 +178,7 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, errors.New("sqlbox: database closed")
+		return nil, errClosed
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
@@ -323,6 +323,9 @@ func firstKeyword(sql string) string {
 	return strings.ToUpper(s[:end])
 }
 
+// errClosed answers any use of a Box after Close.
+var errClosed = errors.New("sqlbox: database closed")
+
 // Exec runs a statement with arguments on the privileged connection and
 // returns the number of rows changed. It is for the server's own tools,
 // never for model-written SQL.
@@ -330,7 +333,7 @@ func (b *Box) Exec(sql string, args ...any) (int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return 0, errors.New("sqlbox: database closed")
+		return 0, errClosed
 	}
 	return b.execLocked(sql, args...)
 }
@@ -358,7 +361,7 @@ func (b *Box) QueryRow(sql string, args ...any) ([]any, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, errors.New("sqlbox: database closed")
+		return nil, errClosed
 	}
 	stmt, _, err := b.writer.Prepare(sql)
 	if err != nil {
@@ -381,7 +384,7 @@ func (b *Box) Tx(fn func(exec func(sql string, args ...any) (int64, error)) erro
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return errors.New("sqlbox: database closed")
+		return errClosed
 	}
 	if err := b.writer.Exec("BEGIN IMMEDIATE"); err != nil {
 		return err

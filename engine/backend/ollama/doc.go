@@ -13,10 +13,11 @@
 //  3. Chat converts the request (messages, tools via ConvertTool, options as
 //     a map so seed 0 and temperature 0 are sent, think always explicit),
 //     streams the reply, and accumulates content, thinking and tool calls
-//     across chunks; token counts, timings and the done reason come from
-//     the final chunk. Tool call arguments become json.RawMessage with the
-//     model's top-level key order (nested objects come back with sorted
-//     keys, as the api package decodes them into Go maps).
+//     across chunks; token counts and the done reason come from the final
+//     chunk, the latency is the request's wall time. Tool call arguments
+//     become json.RawMessage with the model's top-level key order (nested
+//     objects come back with sorted keys, as the api package decodes them
+//     into Go maps).
 //
 // Errors are *backend.Error: unreachable server, 5xx, 429 and a broken
 // stream are KindUnavailable and retryable; 404 is KindModelMissing;

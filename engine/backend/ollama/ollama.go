@@ -11,7 +11,9 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,6 +52,12 @@ type Backend struct {
 	numCtx    int
 	think     bool
 	keepAlive *api.Duration
+
+	// converted memoises ConvertTool by the tool's name, description and
+	// schema (see toolKey): every turn of every run offers tools, and a
+	// schema is costly to convert but one of few.
+	mu        sync.RWMutex
+	converted map[string]api.Tool
 }
 
 var (
@@ -74,7 +82,7 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.NumCtx < 0 {
 		return nil, fmt.Errorf("ollama: num_ctx %d is negative", cfg.NumCtx)
 	}
-	b := &Backend{host: strings.TrimRight(u.String(), "/"), numCtx: cfg.NumCtx, think: cfg.Think}
+	b := &Backend{host: strings.TrimRight(u.String(), "/"), numCtx: cfg.NumCtx, think: cfg.Think, converted: map[string]api.Tool{}}
 	if cfg.KeepAlive != "" {
 		d, err := time.ParseDuration(cfg.KeepAlive)
 		if err != nil {
@@ -230,20 +238,17 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 			Thinking:  thinking.String(),
 			ToolCalls: calls,
 		},
-		TokensIn:           final.PromptEvalCount,
-		TokensOut:          final.EvalCount,
-		Latency:            latency,
-		DoneReason:         final.DoneReason,
-		LoadDuration:       final.LoadDuration,
-		PromptEvalDuration: final.PromptEvalDuration,
-		EvalDuration:       final.EvalDuration,
+		TokensIn:   final.PromptEvalCount,
+		TokensOut:  final.EvalCount,
+		Latency:    latency,
+		DoneReason: final.DoneReason,
 	}, nil
 }
 
 // request builds the wire request. Options go as a map so that a zero
 // seed or temperature is sent rather than dropped; think is always sent.
 func (b *Backend) request(req *backend.Request) (*api.ChatRequest, error) {
-	tools, err := ConvertTools(req.Tools)
+	tools, err := b.convertTools(req.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +285,45 @@ func (b *Backend) request(req *backend.Request) (*api.ChatRequest, error) {
 		Think:     &api.ThinkValue{Value: b.think},
 		KeepAlive: b.keepAlive,
 	}, nil
+}
+
+// convertTools is ConvertTools through the backend's memo. Converted tools
+// are shared between requests, which only read them.
+func (b *Backend) convertTools(tools []backend.Tool) (api.Tools, error) {
+	out := make(api.Tools, len(tools))
+	var key []byte
+	for i, t := range tools {
+		key = toolKey(key[:0], t)
+		b.mu.RLock()
+		ot, ok := b.converted[string(key)]
+		b.mu.RUnlock()
+		if !ok {
+			var err error
+			if ot, err = ConvertTool(t); err != nil {
+				return nil, err
+			}
+			b.mu.Lock()
+			b.converted[string(key)] = ot
+			b.mu.Unlock()
+		}
+		out[i] = ot
+	}
+	return out, nil
+}
+
+// toolKey appends to dst what ConvertTool's result depends on: the
+// tool's name, description and input schema, length-prefixed so that no
+// two tools share a key.
+func toolKey(dst []byte, t backend.Tool) []byte {
+	dst = appendField(dst, t.Name)
+	dst = appendField(dst, t.Description)
+	return appendField(dst, t.InputSchema)
+}
+
+func appendField[T string | json.RawMessage](dst []byte, s T) []byte {
+	dst = strconv.AppendInt(dst, int64(len(s)), 10)
+	dst = append(dst, ':')
+	return append(dst, s...)
 }
 
 // ctxError reports a context that ended as a *backend.Error, or nil.

@@ -67,9 +67,6 @@ func TestChatAccumulatesStream(t *testing.T) {
 	if resp.TokensIn != 120 || resp.TokensOut != 14 || resp.DoneReason != "stop" {
 		t.Errorf("tokens %d/%d done %q", resp.TokensIn, resp.TokensOut, resp.DoneReason)
 	}
-	if resp.EvalDuration != 14*time.Millisecond || resp.LoadDuration != time.Millisecond || resp.PromptEvalDuration != 12*time.Millisecond {
-		t.Errorf("durations load %v prompt %v eval %v", resp.LoadDuration, resp.PromptEvalDuration, resp.EvalDuration)
-	}
 	if resp.Latency <= 0 {
 		t.Errorf("latency %v", resp.Latency)
 	}

@@ -149,3 +149,50 @@ func TestConvertToolBadSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertMemo: the backend converts each distinct tool once, keyed by
+// everything the conversion reads, so a tool whose description (or
+// schema) differs is converted afresh.
+func TestConvertMemo(t *testing.T) {
+	b, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer","minimum":1}}}`)
+	tools := []backend.Tool{
+		{Name: "f", Description: "Default.", InputSchema: schema},
+		{Name: "f", Description: "Terse.", InputSchema: schema},
+		{Name: "f", Description: "Default.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}
+	for range 3 {
+		got, err := b.convertTools(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tl := range tools {
+			want, _ := ConvertTool(tl)
+			if g, w := mustJSON(t, got[i]), mustJSON(t, want); g != w {
+				t.Fatalf("tool %d: memoised %s, want %s", i, g, w)
+			}
+		}
+	}
+	if n := len(b.converted); n != 3 {
+		t.Fatalf("%d conversions kept, want 3 (one per distinct tool)", n)
+	}
+	// Fields run together differently must not collide.
+	if a, c := toolKey(nil, backend.Tool{Name: "ab", Description: "c"}), toolKey(nil, backend.Tool{Name: "a", Description: "bc"}); string(a) == string(c) {
+		t.Fatalf("keys collide: %q", a)
+	}
+	if _, err := b.convertTools([]backend.Tool{{Name: "bad", InputSchema: json.RawMessage(`{`)}}); err == nil {
+		t.Fatal("bad schema: want error")
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -3,11 +3,13 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -122,7 +124,7 @@ func Parse(file string, data []byte) ([]*Cassette, error) {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if err != nil {
-			if err.Error() == "EOF" {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
@@ -565,14 +567,9 @@ func (r *Run) matches(cell map[string]string) bool {
 
 // formatCell renders a cell for messages, axes in sorted order.
 func formatCell(cell map[string]string) string {
-	keys := make([]string, 0, len(cell))
-	for k := range cell {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteByte('{')
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(cell)) {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -52,10 +51,7 @@ var gated = map[string]bool{"update_salary": true, "delete_employee": true, "cre
 // with the case's own expectations, and checks each passes or fails as
 // intended. Tool results do not matter to the scorer, so none are needed.
 func TestDemoCassettes(t *testing.T) {
-	root := filepath.Join("..", "..", "..")
-	if _, err := os.Stat(filepath.Join(root, "cases")); err != nil {
-		t.Skip("no cases directory")
-	}
+	root := filepath.Join("..", "..", "..") // the repository
 	r, err := New(filepath.Join(root, "fixtures", "cassettes", "demo"))
 	if err != nil {
 		t.Fatal(err)

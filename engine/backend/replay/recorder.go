@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,11 +72,7 @@ func (r *Recorder) Chat(ctx context.Context, req *backend.Request) (*backend.Res
 	}
 	run := runs[key]
 	if run == nil {
-		cell := make(map[string]string, len(req.Key.Cell))
-		for k, v := range req.Key.Cell {
-			cell[k] = v
-		}
-		run = &recRun{cell: cell}
+		run = &recRun{cell: maps.Clone(req.Key.Cell)}
 		runs[key] = run
 	}
 	if req.Key.Turn == 0 {
@@ -97,13 +94,8 @@ func (r *Recorder) Preflight(ctx context.Context, models []string) (*backend.Inf
 }
 
 func cellKey(cell map[string]string) string {
-	keys := make([]string, 0, len(cell))
-	for k := range cell {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(cell)) {
 		b.WriteString(k)
 		b.WriteByte('=')
 		b.WriteString(cell[k])
@@ -126,21 +118,11 @@ func (r *Recorder) Close() error {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return fmt.Errorf("replay: recording: %w", err)
 	}
-	ids := make([]string, 0, len(r.cases))
-	for id := range r.cases {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	var errs []error
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(r.cases)) {
 		c := &Cassette{Case: id}
 		runs := r.cases[id]
-		keys := make([]string, 0, len(runs))
-		for k := range runs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(runs)) {
 			run := runs[k]
 			out := Run{When: exactSelectors(run.cell)}
 			for _, t := range run.turns {
@@ -181,14 +163,9 @@ func FileName(caseID string) string {
 }
 
 func exactSelectors(cell map[string]string) []Selector {
-	keys := make([]string, 0, len(cell))
-	for k := range cell {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	sel := make([]Selector, len(keys))
-	for i, k := range keys {
-		sel[i] = Selector{Axis: k, Patterns: []string{escapeGlob(cell[k])}}
+	sel := make([]Selector, 0, len(cell))
+	for _, k := range slices.Sorted(maps.Keys(cell)) {
+		sel = append(sel, Selector{Axis: k, Patterns: []string{escapeGlob(cell[k])}})
 	}
 	return sel
 }
