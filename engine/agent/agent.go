@@ -41,8 +41,8 @@ type Output struct {
 	OutOfTurns bool
 }
 
-// CellKey is the cell as the backend's replay key spells it.
-func CellKey(c record.Cell) map[string]string {
+// cellKey is the cell as the backend's replay key spells it.
+func cellKey(c record.Cell) map[string]string {
 	return map[string]string{
 		"model":        c.Model,
 		"seed":         strconv.Itoa(c.Seed),
@@ -90,7 +90,7 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		Tools:       in.Tools,
 		Seed:        in.Cell.Seed,
 		Temperature: in.Cell.Temperature,
-		Key:         backend.Key{Case: in.Case.ID, Cell: CellKey(in.Cell)},
+		Key:         backend.Key{Case: in.Case.ID, Cell: cellKey(in.Cell)},
 	}
 	for turn := 0; turn < maxIter; turn++ {
 		if err := ctx.Err(); err != nil {

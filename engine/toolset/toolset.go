@@ -75,7 +75,7 @@ func Select(all []Tool, caseID string, needs []string, s schema.ToolSubset) ([]T
 	}
 	switch {
 	case s.Count > 0:
-		rest := Distractors(all, caseID, in)
+		rest := distractors(all, caseID, in)
 		for _, i := range rest {
 			if len(chosen) >= s.Count {
 				break
@@ -112,9 +112,9 @@ func Select(all []Tool, caseID string, needs []string, s schema.ToolSubset) ([]T
 	return out, nil
 }
 
-// Distractors returns the indexes of all's tools not in exclude, ranked by
+// distractors returns the indexes of all's tools not in exclude, ranked by
 // a hash of (case id, tool name): the deterministic draw order.
-func Distractors(all []Tool, caseID string, exclude map[int]bool) []int {
+func distractors(all []Tool, caseID string, exclude map[int]bool) []int {
 	type ranked struct {
 		i    int
 		rank uint64
