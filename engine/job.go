@@ -97,7 +97,7 @@ func (j *job) offered(r plan.Run) ([]backend.Tool, error) {
 	}
 	j.mu.Unlock()
 	e.once.Do(func() {
-		ts, err := toolset.Select(j.src.Tools(), r.Case.ID, r.Case.Needs, r.Subset)
+		ts, err := toolset.Select(j.src.Tools(), r.Case.ID, r.Case.Needs, r.Case.Avoid, r.Subset)
 		if err != nil {
 			e.err = err
 			return

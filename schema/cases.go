@@ -207,7 +207,7 @@ type caseIssue struct {
 }
 
 // caseFields are the fields of #Case, in schema order.
-var caseFields = []string{"id", "description", "tags", "prompt", "messages", "system", "needs", "expect", "golden"}
+var caseFields = []string{"id", "description", "tags", "prompt", "messages", "system", "needs", "avoid", "expect", "golden"}
 
 var (
 	reID       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/-]*$`)
@@ -269,6 +269,11 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	needs := map[string]bool{}
 	for _, n := range c.Needs {
 		needs[n] = true
+	}
+	for i, a := range c.Avoid {
+		if needs[a] {
+			errs = append(errs, errAt(caseIssue{elems: []any{"avoid", i}, msg: fmt.Sprintf("tool %q is in needs too: a needed tool is always offered", a)}))
+		}
 	}
 	for _, ref := range exp.Tools() {
 		if !needs[ref.Tool] {
@@ -461,6 +466,7 @@ func checkCase(m map[string]any) []caseIssue {
 	}
 	strList("tags", nil, "strings")
 	strList("needs", reName, "tool names")
+	strList("avoid", reName, "tool names")
 	_, hasPrompt := m["prompt"]
 	_, hasMsgs := m["messages"]
 	switch {
@@ -583,6 +589,7 @@ func buildCase(m map[string]any) *Case {
 	c.System, _ = m["system"].(string)
 	c.Tags = strs(m["tags"])
 	c.Needs = strs(m["needs"])
+	c.Avoid = strs(m["avoid"])
 	if l, ok := m["messages"].([]any); ok {
 		for _, x := range l {
 			mm := x.(map[string]any)

@@ -68,6 +68,7 @@ func CaseJSONSchema() []byte {
 			}},
 			"system": str,
 			"needs":  obj{"type": "array", "items": name, "description": "Tools always offered; must include every expected tool."},
+			"avoid":  obj{"type": "array", "items": name, "description": "Tools never offered as distractors: they would answer the case too."},
 			"expect": obj{"type": "object", "properties": expect, "additionalProperties": false},
 			"golden": obj{
 				"type": "object", "required": []any{"answer"}, "additionalProperties": false,

@@ -11,15 +11,18 @@ import (
 // package matchers (matchers.CompileExpect) so that every consumer scores
 // with the same compiled tree.
 type Case struct {
-	ID          string         `json:"id"`
-	Description string         `json:"description,omitempty"`
-	Tags        []string       `json:"tags,omitempty"`
-	Prompt      string         `json:"prompt,omitempty"`
-	System      string         `json:"system,omitempty"`
-	Messages    []Message      `json:"messages,omitempty"` // instead of prompt: a scripted conversation prefix
-	Needs       []string       `json:"needs,omitempty"`
-	Expect      map[string]any `json:"expect"`
-	Golden      *Golden        `json:"golden,omitempty"`
+	ID          string    `json:"id"`
+	Description string    `json:"description,omitempty"`
+	Tags        []string  `json:"tags,omitempty"`
+	Prompt      string    `json:"prompt,omitempty"`
+	System      string    `json:"system,omitempty"`
+	Messages    []Message `json:"messages,omitempty"` // instead of prompt: a scripted conversation prefix
+	Needs       []string  `json:"needs,omitempty"`
+	// Avoid lists tools never offered to this case as distractors (under
+	// count and all subsets): tools that would answer it too.
+	Avoid  []string       `json:"avoid,omitempty"`
+	Expect map[string]any `json:"expect"`
+	Golden *Golden        `json:"golden,omitempty"`
 
 	// Where the case was read from. Not part of the case's identity.
 	File string `json:"-"`

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -46,10 +47,11 @@ func quoteList(s []string) string {
 	return strings.Join(q, ", ")
 }
 
-// Select returns the tools a run of case c offers under subset s, drawn
-// from all (the server's listing, in its order). The result is a new slice;
-// the Tool values are copies.
-func Select(all []Tool, caseID string, needs []string, s schema.ToolSubset) ([]Tool, error) {
+// Select returns the tools a run of case caseID offers under subset s,
+// drawn from all (the server's listing, in its order): its needs always,
+// and under count and all subsets other tools too, except those the case
+// avoids. The result is a new slice; the Tool values are copies.
+func Select(all []Tool, caseID string, needs, avoid []string, s schema.ToolSubset) ([]Tool, error) {
 	byName := make(map[string]int, len(all))
 	for i, t := range all {
 		byName[t.Name] = i
@@ -73,9 +75,16 @@ func Select(all []Tool, caseID string, needs []string, s schema.ToolSubset) ([]T
 	for _, n := range needs {
 		add(n)
 	}
+	// Avoided tools are never drawn; marking them as taken keeps them out.
+	taken := maps.Clone(in)
+	for _, n := range avoid {
+		if i, ok := byName[n]; ok {
+			taken[i] = true
+		}
+	}
 	switch {
 	case s.Count > 0:
-		rest := distractors(all, caseID, in)
+		rest := distractors(all, caseID, taken)
 		for _, i := range rest {
 			if len(chosen) >= s.Count {
 				break
@@ -89,7 +98,7 @@ func Select(all []Tool, caseID string, needs []string, s schema.ToolSubset) ([]T
 		}
 	case s.Name == "all":
 		for i := range all {
-			if !in[i] {
+			if !taken[i] {
 				in[i] = true
 				chosen = append(chosen, i)
 			}
