@@ -417,6 +417,19 @@ func (e *Expectation) effective(c Cell) rules {
 	return r
 }
 
+// Override returns the index in `when` of the entry whose value of field
+// (one of WhenOverrides) applies in cell c: the last entry that selects c
+// and sets field. It returns -1 when the base expectation's value applies.
+func (e *Expectation) Override(c Cell, field string) int {
+	at := -1
+	for i := range e.when {
+		if w := &e.when[i]; w.set[field] && w.applies(c) {
+			at = i
+		}
+	}
+	return at
+}
+
 // apply returns r with the fields w sets replaced by w's.
 func (w *whenEntry) apply(r rules) rules {
 	for k := range w.set {

@@ -285,3 +285,30 @@ when:
 		t.Fatalf("got %v", got)
 	}
 }
+
+func TestOverride(t *testing.T) {
+	e := expect(t, `
+answer: base
+when:
+  - {confirm: deny, answer: declined}
+  - {confirm: [deny, approve], model: m, answer: m-declined}
+  - {tools: n8, max_calls: 3}`)
+	for _, tt := range []struct {
+		cell  Cell
+		field string
+		want  int
+	}{
+		{Cell{Confirm: "auto"}, "answer", -1},
+		{Cell{Confirm: "deny"}, "answer", 0},
+		{Cell{Confirm: "deny", Model: "m"}, "answer", 1},
+		{Cell{Confirm: "approve", Model: "m"}, "answer", 1},
+		{Cell{Confirm: "deny", Tools: "n8"}, "answer", 0},
+		{Cell{Confirm: "deny", Tools: "n8"}, "max_calls", 2},
+		{Cell{Confirm: "deny"}, "max_calls", -1},
+		{Cell{Confirm: "deny"}, "calls", -1},
+	} {
+		if got := e.Override(tt.cell, tt.field); got != tt.want {
+			t.Errorf("Override(%+v, %s) = %d, want %d", tt.cell, tt.field, got, tt.want)
+		}
+	}
+}

@@ -147,6 +147,23 @@ golden:
 	{"when empty selector", base + "expect: {when: [{model: '', answer: x}]}\n", false, false},
 	{"when bad temperature", base + "expect: {when: [{temperature: hot, answer: x}]}\n", false, false},
 	{"when not list", base + "expect: {when: {confirm: deny}}\n", false, false},
+	{"when golden", base + `expect:
+  calls: [{tool: f, args: {x: 1}}]
+  answer: {$contains: done}
+  when:
+    - confirm: deny
+      answer: {$contains: declined}
+      golden:
+        calls: [{tool: f, args: {x: 1}}]
+        answer: The user declined; nothing was done.
+    - {model: [m, n], temperature: [0.7], no_calls: true, answer: {$any: true}, golden: {answer: "I can't."}}
+golden: {calls: [{tool: f, args: {x: 1}}], answer: done}
+`, true, false},
+	{"when golden no answer", base + "expect: {when: [{confirm: deny, answer: x, golden: {calls: []}}]}\n", false, false},
+	{"when golden extra", base + "expect: {when: [{confirm: deny, answer: x, golden: {answer: x, note: y}}]}\n", false, false},
+	{"when golden not mapping", base + "expect: {when: [{confirm: deny, answer: x, golden: x}]}\n", false, false},
+	{"when golden call no tool", base + "expect: {when: [{confirm: deny, answer: x, golden: {answer: x, calls: [{args: {}}]}}]}\n", false, false},
+	{"when golden args list", base + "expect: {when: [{confirm: deny, answer: x, golden: {answer: x, calls: [{tool: f, args: [1]}]}}]}\n", false, false},
 	{"golden no answer", base + "expect: {}\ngolden: {calls: []}\n", false, false},
 	{"golden extra", base + "expect: {}\ngolden: {answer: a, note: x}\n", false, false},
 	{"golden call no tool", base + "expect: {}\ngolden: {answer: a, calls: [{args: {}}]}\n", false, false},
@@ -159,6 +176,15 @@ golden:
 	{"bad regex", base + "expect: {answer: {$regex: '(a'}}\n", false, true},
 	{"needs missing tool", base + "expect: {calls: [{tool: h}]}\n", false, true},
 	{"golden rejected", base + "expect: {answer: yes}\ngolden: {answer: no}\n", false, true},
+	{"when golden rejected", base + "expect: {answer: yes, when: [{confirm: deny, answer: declined, golden: {answer: yes}}]}\n", false, true},
+	// The entry's own selectors pick the cell: under confirm: deny the
+	// base answer no longer applies, so a deny answer passes.
+	{"when golden in its cell", base + "expect: {answer: yes, when: [{confirm: [deny, approve], answer: declined, golden: {answer: declined}}]}\n", true, false},
+	// Every entry selecting the cell applies, as in a run.
+	{"when golden later entry", base + "expect: {when: [{confirm: deny, answer: declined, golden: {answer: declined}}, {tools: [n8], confirm: deny, answer: n8}]}\n", true, false},
+	{"when golden other entry applies", base + "expect: {when: [{confirm: deny, answer: declined}, {confirm: deny, tools: n8, max_calls: 0, golden: {answer: declined, calls: [{tool: f}]}}]}\n", false, true},
+	{"when golden no selector", base + "expect: {when: [{answer: x, golden: {answer: x}}]}\n", false, true},
+	{"when golden needs", base + "expect: {when: [{confirm: deny, calls: [{tool: f}], golden: {answer: x}}]}\n", false, true},
 }
 
 func TestCaseSchemaAgreement(t *testing.T) {

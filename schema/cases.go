@@ -248,6 +248,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		// The expectations are independent of the other fields: report
 		// their mistakes in the same pass.
 		if raw, ok := m["expect"].(map[string]any); ok {
+			raw, _ = splitWhenGoldens(raw)
 			if _, err := matchers.CompileExpect(raw); err != nil {
 				errs = append(errs, compileErrors(file, doc, err)...)
 			}
@@ -285,15 +286,29 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		}
 	}
 	if c.Golden != nil {
-		tr := matchers.Trace{Answer: c.Golden.Answer}
-		for _, gc := range c.Golden.Calls {
-			tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: asModelArgs(gc.Args)})
-		}
-		if vd := exp.Score(tr, GoldenCell); !vd.Pass {
+		if vd := exp.Score(c.Golden.trace(), GoldenCell); !vd.Pass {
 			for _, r := range vd.Reasons {
-				errs = append(errs, errAt(caseIssue{elems: goldenElems(r), path: []any{"golden"},
+				errs = append(errs, errAt(caseIssue{elems: goldenElems([]any{"golden"}, r), path: []any{"golden"},
 					msg: fmt.Sprintf("rejected (%s): %s", r.Code, r.Detail)}))
 			}
+		}
+	}
+	whens, _ := c.Expect["when"].([]any)
+	for _, wg := range c.WhenGoldens {
+		at := []any{"expect", "when", wg.When, "golden"}
+		entry, _ := whens[wg.When].(map[string]any)
+		cell := WhenCell(entry)
+		vd := exp.Score(wg.Golden.trace(), cell)
+		for _, r := range vd.Reasons {
+			msg := fmt.Sprintf("rejected in cell %s (%s): %s", cellString(cell), r.Code, r.Detail)
+			if r.Code == matchers.ReasonAnswerMismatch {
+				from := "expect.answer"
+				if i := exp.Override(cell, "answer"); i >= 0 {
+					from = fmt.Sprintf("expect.when[%d].answer", i)
+				}
+				msg += " (" + from + ")"
+			}
+			errs = append(errs, errAt(caseIssue{elems: goldenElems(at, r), path: at, msg: msg}))
 		}
 	}
 	if len(errs) > 0 {
@@ -363,17 +378,113 @@ func compileErrors(file string, doc *yaml.Node, err error) Errors {
 
 var reCallIdx = regexp.MustCompile(`^calls\[(\d+)\]`)
 
-// goldenElems points a golden rejection at the golden call or answer it
-// is about.
-func goldenElems(r matchers.Reason) []any {
+// goldenElems points a rejection of the golden at elems at the golden
+// call or answer it is about.
+func goldenElems(elems []any, r matchers.Reason) []any {
+	at := func(more ...any) []any { return append(slices.Clone(elems), more...) }
 	if r.Code == matchers.ReasonAnswerMismatch {
-		return []any{"golden", "answer"}
+		return at("answer")
 	}
 	if m := reCallIdx.FindStringSubmatch(r.Detail); m != nil {
 		i, _ := strconv.Atoi(m[1])
-		return []any{"golden", "calls", i}
+		return at("calls", i)
 	}
-	return []any{"golden"}
+	return at()
+}
+
+// trace is the golden trajectory as the scorer sees a run's.
+func (g *Golden) trace() matchers.Trace {
+	tr := matchers.Trace{Answer: g.Answer}
+	for _, gc := range g.Calls {
+		tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: asModelArgs(gc.Args)})
+	}
+	return tr
+}
+
+// WhenCell returns the cell the golden of a `when` entry is scored in:
+// for each selector the entry names (matchers.WhenSelectors), its first
+// value; the other axes as in GoldenCell. Every `when` entry that selects
+// the cell applies when it is scored, as in a run. entry is the entry as
+// decoded from YAML or JSON; a selector of the wrong type is ignored
+// (matchers.CompileExpect reports it).
+func WhenCell(entry map[string]any) matchers.Cell {
+	c := GoldenCell
+	first := func(k string) (any, bool) {
+		v, ok := entry[k]
+		if l, isList := v.([]any); isList {
+			if len(l) == 0 {
+				return nil, false
+			}
+			v = l[0]
+		}
+		return v, ok
+	}
+	for k, dst := range map[string]*string{"model": &c.Model, "tools": &c.Tools, "confirm": &c.Confirm, "descriptions": &c.Descriptions} {
+		if v, ok := first(k); ok {
+			if s, isStr := v.(string); isStr {
+				*dst = s
+			}
+		}
+	}
+	if v, ok := first("temperature"); ok {
+		switch x := v.(type) {
+		case int:
+			c.Temperature = float64(x)
+		case int64:
+			c.Temperature = float64(x)
+		case float64:
+			c.Temperature = x
+		case json.Number:
+			if f, err := x.Float64(); err == nil {
+				c.Temperature = f
+			}
+		}
+	}
+	return c
+}
+
+// cellString names a cell in messages: model=…, temperature=…, tools=…,
+// confirm=…, descriptions=… (model omitted when none).
+func cellString(c matchers.Cell) string {
+	s := ""
+	if c.Model != "" {
+		s = "model=" + c.Model + " "
+	}
+	return s + fmt.Sprintf("temperature=%s tools=%s confirm=%s descriptions=%s",
+		strconv.FormatFloat(c.Temperature, 'g', -1, 64), c.Tools, c.Confirm, c.Descriptions)
+}
+
+// splitWhenGoldens returns expect without the golden of its when entries
+// (a copy when there were any, so that the matchers never see them) and
+// those goldens by entry index.
+func splitWhenGoldens(expect map[string]any) (map[string]any, map[int]any) {
+	whens, _ := expect["when"].([]any)
+	var goldens map[int]any
+	var stripped []any
+	for i, w := range whens {
+		wm, ok := w.(map[string]any)
+		if !ok {
+			continue
+		}
+		g, ok := wm["golden"]
+		if !ok {
+			continue
+		}
+		if goldens == nil {
+			goldens = map[int]any{}
+			stripped = slices.Clone(whens)
+		}
+		goldens[i] = g
+		nm := maps.Clone(wm)
+		delete(nm, "golden")
+		stripped[i] = nm
+	}
+	if goldens == nil {
+		return expect, nil
+	}
+	out := maps.Clone(expect)
+	out["when"] = stripped
+	return out, goldens
 }
 
 func kindOf(v any) string {
@@ -511,43 +622,70 @@ func checkCase(m map[string]any) []caseIssue {
 		}
 	}
 	if v, ok := m["golden"]; ok {
-		g, ok := v.(map[string]any)
-		if !ok {
-			add([]any{"golden"}, "want {calls, answer}, got %s", showVal(v))
-			return is
-		}
-		sug := map[string]bool{}
-		is = append(is, closedFields([]any{"golden"}, g, []string{"calls", "answer"}, sug)...)
-		if a, ok := field([]any{"golden"}, g, "answer", sug); ok {
-			str([]any{"golden", "answer"}, a, nil, "a string")
-		}
-		if cs, ok := g["calls"]; ok {
-			l, ok := cs.([]any)
-			if !ok {
-				add([]any{"golden", "calls"}, "want a list of {tool, args}, got %s", showVal(cs))
-				return is
-			}
-			for i, x := range l {
-				el := []any{"golden", "calls", i}
-				cm, ok := x.(map[string]any)
-				if !ok {
-					add(el, "want {tool, args}, got %s", showVal(x))
-					continue
-				}
-				sug := map[string]bool{}
-				is = append(is, closedFields(el, cm, []string{"tool", "args"}, sug)...)
-				if t, ok := field(el, cm, "tool", sug); ok {
-					str(append(el, "tool"), t, reName, "a tool name")
-				}
-				if a, ok := cm["args"]; ok {
-					if _, ok := a.(map[string]any); !ok {
-						add(append(el, "args"), "want a mapping of arguments, got %s", showVal(a))
-					}
-				}
-			}
+		checkGolden([]any{"golden"}, v, add, &is)
+	}
+	if e, ok := m["expect"].(map[string]any); ok {
+		_, goldens := splitWhenGoldens(e)
+		for _, i := range slices.Sorted(maps.Keys(goldens)) {
+			checkGolden([]any{"expect", "when", i, "golden"}, goldens[i], add, &is)
 		}
 	}
 	return is
+}
+
+// checkGolden checks the shape of the golden trajectory v at el: the
+// mapping {calls, answer} of #CaseFields.golden and #When.golden.
+func checkGolden(el []any, v any, add func(elems []any, format string, args ...any), is *[]caseIssue) {
+	at := func(more ...any) []any { return append(slices.Clone(el), more...) }
+	g, ok := v.(map[string]any)
+	if !ok {
+		add(el, "want {calls, answer}, got %s", showVal(v))
+		return
+	}
+	sug := map[string]bool{}
+	*is = append(*is, closedFields(el, g, []string{"calls", "answer"}, sug)...)
+	if a, ok := g["answer"]; ok {
+		if _, isStr := a.(string); !isStr {
+			add(at("answer"), "want a string, got %s", showVal(a))
+		}
+	} else if !sug["answer"] {
+		add(el, "missing field %q", "answer")
+	}
+	cs, ok := g["calls"]
+	if !ok {
+		return
+	}
+	l, ok := cs.([]any)
+	if !ok {
+		add(at("calls"), "want a list of {tool, args}, got %s", showVal(cs))
+		return
+	}
+	for i, x := range l {
+		cel := at("calls", i)
+		cm, ok := x.(map[string]any)
+		if !ok {
+			add(cel, "want {tool, args}, got %s", showVal(x))
+			continue
+		}
+		sug := map[string]bool{}
+		*is = append(*is, closedFields(cel, cm, []string{"tool", "args"}, sug)...)
+		if t, ok := cm["tool"]; ok {
+			if s, isStr := t.(string); !isStr || !reName.MatchString(s) {
+				if isStr {
+					add(append(cel, "tool"), "want %s, got %q", "a tool name", s)
+				} else {
+					add(append(cel, "tool"), "want %s, got %s", "a tool name", showVal(t))
+				}
+			}
+		} else if !sug["tool"] {
+			add(cel, "missing field %q", "tool")
+		}
+		if a, ok := cm["args"]; ok {
+			if _, ok := a.(map[string]any); !ok {
+				add(append(cel, "args"), "want a mapping of arguments, got %s", showVal(a))
+			}
+		}
+	}
 }
 
 // closedFields reports the keys of m outside allowed. A key that looks
@@ -598,19 +736,31 @@ func buildCase(m map[string]any) *Case {
 			c.Messages = append(c.Messages, Message{Role: r, Content: ct})
 		}
 	}
-	c.Expect, _ = m["expect"].(map[string]any)
+	exp, _ := m["expect"].(map[string]any)
+	var goldens map[int]any
+	c.Expect, goldens = splitWhenGoldens(exp)
 	if g, ok := m["golden"].(map[string]any); ok {
-		c.Golden = &Golden{}
-		c.Golden.Answer, _ = g["answer"].(string)
-		if l, ok := g["calls"].([]any); ok {
-			for _, x := range l {
-				cm := x.(map[string]any)
-				gc := GoldenCall{}
-				gc.Tool, _ = cm["tool"].(string)
-				gc.Args, _ = cm["args"].(map[string]any)
-				c.Golden.Calls = append(c.Golden.Calls, gc)
-			}
-		}
+		c.Golden = buildGolden(g)
+	}
+	for _, i := range slices.Sorted(maps.Keys(goldens)) {
+		g, _ := goldens[i].(map[string]any)
+		c.WhenGoldens = append(c.WhenGoldens, WhenGolden{When: i, Golden: *buildGolden(g)})
 	}
 	return c
+}
+
+// buildGolden decodes a checked golden mapping.
+func buildGolden(g map[string]any) *Golden {
+	out := &Golden{}
+	out.Answer, _ = g["answer"].(string)
+	if l, ok := g["calls"].([]any); ok {
+		for _, x := range l {
+			cm := x.(map[string]any)
+			gc := GoldenCall{}
+			gc.Tool, _ = cm["tool"].(string)
+			gc.Args, _ = cm["args"].(map[string]any)
+			out.Calls = append(out.Calls, gc)
+		}
+	}
+	return out
 }

@@ -34,7 +34,14 @@
 // must pass the case's expectations in GoldenCell, the default cell of
 // #Config (temperature 0, tools needed, confirm auto, descriptions
 // default, no model): the base expectations plus any when entry that
-// selects that cell. Golden arguments are scored as a model's would be,
+// selects that cell. A when entry may carry its own golden (#When.golden):
+// ParseCases takes it out of Case.Expect, so the matchers never see it,
+// into Case.WhenGoldens (part of the Digest, like Golden), and scores it
+// in WhenCell(entry), the first value of each selector the entry names
+// with the other axes from GoldenCell, where every when entry selecting
+// that cell applies, as in a run. Its rejections are errors at
+// expect.when[i].golden that name the cell and, for the answer, which
+// matcher applied (expect.answer or expect.when[j].answer). Golden arguments are scored as a model's would be,
 // JSON numbers as float64, so an expectation no real call can meet (an
 // integer beyond 2^53) is caught too. LoadCases expands globs (with **),
 // loads files in parallel, reports every error rather than stopping at

@@ -11,7 +11,7 @@ const JSONSchemaID = "https://github.com/toolward/toolward/schema/case.schema.js
 
 // CaseJSONSchema returns a JSON Schema (draft-07) for case files, for
 // editors such as yaml-language-server. It mirrors #Case and #Matcher of
-// toolward.cue; rules that only Go checks (unique ids, needs, golden,
+// toolward.cue; rules that only Go checks (unique ids, needs, goldens,
 // regex syntax, when entries needing a selector and an override) are left
 // to `toolward validate`. TestJSONSchemaAgreement checks it against the
 // same corpus as the CUE schema and the Go loader.
@@ -39,7 +39,21 @@ func CaseJSONSchema() []byte {
 		"no_calls":    obj{"type": "boolean", "description": "The model must not call any tool."},
 		"answer":      obj{"$ref": "#/definitions/matcher", "description": "Matcher on the final answer."},
 	}
+	golden := func(doc string) obj {
+		return obj{
+			"type": "object", "required": []any{"answer"}, "additionalProperties": false,
+			"description": doc,
+			"properties": obj{
+				"calls": list(obj{
+					"type": "object", "required": []any{"tool"}, "additionalProperties": false,
+					"properties": obj{"tool": name, "args": obj{"type": "object"}},
+				}),
+				"answer": str,
+			},
+		}
+	}
 	when := maps.Clone(rules)
+	when["golden"] = golden("A known-good trajectory for the cells this entry selects; validate checks the expectations accept it in the cell of the first value of each selector named here.")
 	when["model"] = oneOrList(sel)
 	when["temperature"] = oneOrList(obj{"type": "number"})
 	when["tools"] = oneOrList(sel)
@@ -70,17 +84,7 @@ func CaseJSONSchema() []byte {
 			"needs":  obj{"type": "array", "items": name, "description": "Tools always offered; must include every expected tool."},
 			"avoid":  obj{"type": "array", "items": name, "description": "Tools never offered as distractors: they would answer the case too."},
 			"expect": obj{"type": "object", "properties": expect, "additionalProperties": false},
-			"golden": obj{
-				"type": "object", "required": []any{"answer"}, "additionalProperties": false,
-				"description": "A known-good trajectory; validate checks the expectations accept it.",
-				"properties": obj{
-					"calls": list(obj{
-						"type": "object", "required": []any{"tool"}, "additionalProperties": false,
-						"properties": obj{"tool": name, "args": obj{"type": "object"}},
-					}),
-					"answer": str,
-				},
-			},
+			"golden": golden("A known-good trajectory; validate checks the expectations accept it in the default cell."),
 		},
 		"additionalProperties": false,
 		"definitions": obj{

@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/matchers"
 )
 
 var update = flag.Bool("update", false, "rewrite fixtures/invalid/*/want.txt and case.schema.json")
@@ -454,5 +458,68 @@ c.cue:6:77: matrix.descriptions[4]: description set "absent": no description_set
 c.cue:6:87: matrix.descriptions[5]: description set fixtures/descriptions/blank.yaml: tool "get_time" has an empty description`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+func TestWhenCell(t *testing.T) {
+	for _, tt := range []struct {
+		entry string
+		want  matchers.Cell
+	}{
+		{"{confirm: deny, answer: x}", matchers.Cell{Temperature: 0, Tools: "needed", Confirm: "deny", Descriptions: "default"}},
+		{"{confirm: [approve, deny], answer: x}", matchers.Cell{Tools: "needed", Confirm: "approve", Descriptions: "default"}},
+		{"{model: [m1, m2], temperature: [0.7, 0], tools: n8, descriptions: [terse], answer: x}",
+			matchers.Cell{Model: "m1", Temperature: 0.7, Tools: "n8", Confirm: "auto", Descriptions: "terse"}},
+		{"{temperature: 1, answer: x}", matchers.Cell{Temperature: 1, Tools: "needed", Confirm: "auto", Descriptions: "default"}},
+		{"{answer: x}", GoldenCell},
+	} {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(tt.entry), &m); err != nil {
+			t.Fatal(err)
+		}
+		if got := WhenCell(m); got != tt.want {
+			t.Errorf("WhenCell(%s) = %+v, want %+v", tt.entry, got, tt.want)
+		}
+	}
+}
+
+func TestWhenGoldens(t *testing.T) {
+	const doc = `id: a
+prompt: p
+needs: [f]
+expect:
+  calls: [{tool: f}]
+  answer: done
+  when:
+    - {tools: n8, max_calls: 3}
+    - confirm: deny
+      answer: {$contains: declined}
+      golden: {calls: [{tool: f, args: {n: 1}}], answer: It was declined.}
+golden: {calls: [{tool: f}], answer: done}
+`
+	cs, errs := ParseCases("c.yaml", []byte(doc))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	c := cs[0]
+	want := []WhenGolden{{When: 1, Golden: Golden{Calls: []GoldenCall{{Tool: "f", Args: map[string]any{"n": int64(1)}}}, Answer: "It was declined."}}}
+	if !reflect.DeepEqual(c.WhenGoldens, want) {
+		t.Errorf("WhenGoldens = %+v, want %+v", c.WhenGoldens, want)
+	}
+	// The matchers never see the goldens: the stored expectation has none.
+	if w := c.Expect["when"].([]any)[1].(map[string]any); w["golden"] != nil || w["confirm"] != "deny" {
+		t.Errorf("Expect keeps when[1] = %v", w)
+	}
+	// and the rest still compiles.
+	if _, err := matchers.CompileExpect(c.Expect); err != nil {
+		t.Errorf("stored Expect does not compile: %v", err)
+	}
+	// A when-golden is part of the case's content.
+	cs2, errs := ParseCases("c.yaml", []byte(strings.Replace(doc, "It was declined.", "It was declined by the user.", 1)))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if cs2[0].Digest == c.Digest {
+		t.Error("changing a when golden kept the digest")
 	}
 }

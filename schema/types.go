@@ -21,8 +21,13 @@ type Case struct {
 	// Avoid lists tools never offered to this case as distractors (under
 	// count and all subsets): tools that would answer it too.
 	Avoid  []string       `json:"avoid,omitempty"`
-	Expect map[string]any `json:"expect"`
+	Expect map[string]any `json:"expect"` // without the goldens of when entries (see WhenGoldens)
 	Golden *Golden        `json:"golden,omitempty"`
+	// WhenGoldens are the golden trajectories of `when` entries
+	// (expect.when[i].golden), taken out of Expect when the case is
+	// loaded. Like Golden they are part of the case's content, so they
+	// count in its Digest.
+	WhenGoldens []WhenGolden `json:"when_goldens,omitempty"`
 
 	// Where the case was read from. Not part of the case's identity.
 	File string `json:"-"`
@@ -49,6 +54,14 @@ type Message struct {
 type Golden struct {
 	Calls  []GoldenCall `json:"calls,omitempty"`
 	Answer string       `json:"answer"`
+}
+
+// WhenGolden is the golden trajectory of one `when` entry; validate
+// proves the expectations accept it in the cell the entry selects (see
+// WhenCell).
+type WhenGolden struct {
+	When   int    `json:"when"` // index of the entry in expect.when
+	Golden Golden `json:"golden"`
 }
 
 // GoldenCall is one call of a golden trajectory.
