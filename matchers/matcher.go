@@ -70,9 +70,15 @@ type path []any
 func (p path) key(k string) path { return append(p[:len(p):len(p)], k) }
 func (p path) idx(i int) path    { return append(p[:len(p):len(p)], i) }
 
-func (p path) String() string {
+func (p path) String() string { return PathString(p) }
+
+// PathString formats a location given as elements (string keys, int
+// indexes) the way every toolward message names one:
+// expect.calls[0].args["user name"]. Keys that are not identifiers are
+// quoted.
+func PathString(elems []any) string {
 	var b strings.Builder
-	for _, e := range p {
+	for _, e := range elems {
 		switch e := e.(type) {
 		case int:
 			fmt.Fprintf(&b, "[%d]", e)

@@ -326,3 +326,21 @@ func FuzzCompileMatch(f *testing.F) {
 		}
 	})
 }
+
+// TestPathString: the one path syntax of toolward's messages; schema uses
+// it too, so a case key with a space reads the same from both.
+func TestPathString(t *testing.T) {
+	for _, tc := range []struct {
+		elems []any
+		want  string
+	}{
+		{nil, ""},
+		{[]any{"expect", "calls", 0, "args", "sql"}, "expect.calls[0].args.sql"},
+		{[]any{"args", "user name", "$contains"}, `args["user name"].$contains`},
+		{[]any{0, "x"}, "[0].x"},
+	} {
+		if got := PathString(tc.elems); got != tc.want {
+			t.Errorf("PathString(%v) = %q, want %q", tc.elems, got, tc.want)
+		}
+	}
+}

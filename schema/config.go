@@ -92,21 +92,9 @@ func (p positions) at(elems []any, msg string) *Error {
 	return e
 }
 
-func pathString(elems []any) string {
-	var b strings.Builder
-	for _, e := range elems {
-		switch e := e.(type) {
-		case int:
-			fmt.Fprintf(&b, "[%d]", e)
-		case string:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(e)
-		}
-	}
-	return b.String()
-}
+// pathString names a location as matchers does, so config, case and
+// matcher messages share one path syntax.
+func pathString(elems []any) string { return matchers.PathString(elems) }
 
 var reDisjHead = regexp.MustCompile(`^\d+ errors in empty disjunction:?$`)
 
