@@ -189,9 +189,10 @@ func readRuns(t *testing.T, dir string) []record.Record {
 	return out
 }
 
-func planIDs(t *testing.T) []string {
+// planIDs returns the sorted run ids of config's plan.
+func planIDs(t *testing.T, config string) []string {
 	t.Helper()
-	l, err := Load("e2e.cue", nil, "")
+	l, err := Load(config, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	}
 	slices.Sort(ids)
-	if !slices.Equal(ids, planIDs(t)) {
+	if !slices.Equal(ids, planIDs(t, "e2e.cue")) {
 		t.Fatalf("runs.jsonl ids differ from the plan's")
 	}
 	// Runs are fed grouped by model, all m1 runs before m2's: with 2
@@ -332,8 +333,8 @@ func TestKillAndResume(t *testing.T) {
 		}
 	}
 	slices.Sort(ids)
-	if !slices.Equal(ids, planIDs(t)) {
-		t.Fatalf("after resume: %d ids, plan has %d", len(ids), len(planIDs(t)))
+	if !slices.Equal(ids, planIDs(t, "e2e.cue")) {
+		t.Fatalf("after resume: %d ids, plan has %d", len(ids), len(planIDs(t, "e2e.cue")))
 	}
 	// Resuming a complete job runs nothing.
 	res3, err := Run(context.Background(), Options{ResumeDir: res.Dir, Backend: &scripted{}, Builtin: testServer, Backoff: noBackoff})

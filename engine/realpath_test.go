@@ -118,16 +118,8 @@ limits: {retries: 2, concurrency: 2}
 	if retried != 1 {
 		t.Errorf("%d runs retried after the one injected failure, want 1", retried)
 	}
-	l, err := Load("fake.cue", nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for i := range l.Plan.Len() {
-		want = append(want, l.Plan.ID(i))
-	}
+	want := planIDs(t, "fake.cue")
 	slices.Sort(ids)
-	slices.Sort(want)
 	if !slices.Equal(ids, want) {
 		t.Fatalf("runs.jsonl ids %v, plan %v", ids, want)
 	}

@@ -47,7 +47,7 @@ func TestShardsMergeToTheWholeJob(t *testing.T) {
 		t.Fatalf("merge %+v", res)
 	}
 	whole, merged := outcomes("whole"), outcomes("merged")
-	if len(whole) != len(planIDs(t)) || !maps.Equal(whole, merged) {
+	if len(whole) != len(planIDs(t, "e2e.cue")) || !maps.Equal(whole, merged) {
 		t.Fatalf("whole job: %d runs; merged shards: %d runs, outcomes equal: %v", len(whole), len(merged), maps.Equal(whole, merged))
 	}
 	if meta, err := results.ReadMeta("merged"); err != nil || meta.Shard != "" || meta.Planned != int64(len(whole)) {
