@@ -80,6 +80,22 @@
 // failed) and answer_mismatch. Denied calls count as attempted: they can
 // satisfy an expected call and count towards max_calls.
 //
+// # Calls written as text
+//
+// Score also looks for tool calls the model wrote as text in the content
+// of every turn (or, for a golden, in its answer): markup such as
+// <tool_call>{"name": …, "arguments": …}</tool_call> that the server's
+// template parser missed, so the call never ran. Package textcall finds
+// them, with its markup families as data (textcall/families.yaml), and
+// only where the text decodes to a tool name and an arguments object.
+// They fail a no_calls case, and a case whose forbid lists the tool, with
+// reason unparsed_call, which is also added to any other failure of such
+// a run; a run that meets its expectations otherwise still passes. The
+// calls are returned in Verdict.TextCalls either way. A markup that
+// repeats a call parsed and executed from the same turn is not counted.
+// Detection is computed from the trace each time it is scored, so a
+// re-score finds the same calls (FindTextCalls).
+//
 // # BFCL
 //
 // FromBFCL translates a Berkeley Function Calling Leaderboard "possible

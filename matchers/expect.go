@@ -537,7 +537,11 @@ func score(r rules, t Trace) Verdict {
 			add(ReasonAnswerMismatch, "answer%s: %s", m.rel, m.msg)
 		}
 	}
-	return Verdict{Pass: len(reasons) == 0, Reasons: reasons}
+	text := FindTextCalls(t)
+	if rs, ok := textCallReason(r, text, len(reasons) > 0); ok {
+		reasons = append(reasons, rs)
+	}
+	return Verdict{Pass: len(reasons) == 0, Reasons: reasons, TextCalls: text}
 }
 
 // callMatches reports whether actual call a satisfies expected call s.

@@ -22,6 +22,9 @@ type Call struct {
 	Denied bool
 	// IsError is set when the tool returned an MCP isError result.
 	IsError bool
+	// Turn is the index in Trace.Turns of the turn that requested the
+	// call.
+	Turn int
 }
 
 // Trace is what the scorer sees of one run.
@@ -29,6 +32,24 @@ type Trace struct {
 	Calls []Call
 	// Answer is the model's final assistant message content.
 	Answer string
+	// Turns holds the content of every model turn, in order; the last is
+	// normally Answer. The scorer looks for call-shaped text in each (see
+	// FindTextCalls). A golden trajectory has no turns: its Answer is
+	// scanned instead.
+	Turns []string
+}
+
+// TextCall is a tool call the model wrote as text: markup of a known
+// family (package textcall) that decodes to a tool name and an arguments
+// object, found in a turn's content. The server's chat-template parser
+// did not turn it into a call, so it was never executed.
+type TextCall struct {
+	// Turn is the index of the turn in Trace.Turns; -1 when the text is
+	// an Answer with no recorded turns (a golden trajectory).
+	Turn   int            `json:"turn"`
+	Family string         `json:"family"` // e.g. "hermes" for <tool_call>…</tool_call>
+	Tool   string         `json:"tool"`
+	Args   map[string]any `json:"args"`
 }
 
 // Cell names the matrix cell a run belongs to; `when` overrides in a case
@@ -53,6 +74,11 @@ const (
 	ReasonAnswerMismatch = "answer_mismatch" // the final answer failed its matcher
 	ReasonMalformedCall  = "malformed_call"  // arguments not an object, or a tool not offered
 	ReasonMaxIterations  = "max_iterations"  // the loop ran out of turns before a final answer
+	// ReasonUnparsedCall: the model wrote a tool call as text that the
+	// server did not parse (see TextCall). It fails a no_calls case and a
+	// call to a forbidden tool, and accompanies any other failure of a
+	// run that has such text.
+	ReasonUnparsedCall = "unparsed_call"
 )
 
 // Reason is one cause of failure with a path-bearing explanation, e.g.
@@ -66,4 +92,7 @@ type Reason struct {
 type Verdict struct {
 	Pass    bool
 	Reasons []Reason
+	// TextCalls are the calls the model wrote as text, whatever the
+	// verdict; the engine stores them on the run record.
+	TextCalls []TextCall
 }

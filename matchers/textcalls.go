@@ -1,0 +1,117 @@
+package matchers
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/toolward/toolward/matchers/textcall"
+)
+
+// Bounds on the call-shaped text FindTextCalls looks for in one trace, on
+// top of textcall's per-text limits; the turns of a trace also share one
+// textcall.Budget of decoding work.
+const (
+	// MaxTraceText is how many bytes of turn content are scanned per
+	// trace; turns past it are not scanned.
+	MaxTraceText = 4 << 20
+	// MaxTextCalls is how many text calls are kept per trace.
+	MaxTextCalls = 64
+)
+
+// FindTextCalls returns the tool calls written as text in t's turns (or,
+// for a trace without turns, in its answer), in order. It is a pure
+// function of the trace, with the families of textcall.Default.
+func FindTextCalls(t Trace) []TextCall {
+	texts, answerOnly := t.Turns, len(t.Turns) == 0
+	if answerOnly {
+		texts = []string{t.Answer}
+	}
+	var out []TextCall
+	budget := MaxTraceText
+	work := textcall.NewBudget() // one decoding budget for the whole trace
+	for i, text := range texts {
+		if budget <= 0 || len(out) >= MaxTextCalls || work.Spent() {
+			break
+		}
+		if len(text) > budget {
+			text = text[:budget]
+		}
+		budget -= min(len(text), textcall.MaxText)
+		turn := i
+		if answerOnly {
+			turn = -1
+		}
+		for _, f := range textcall.Default().FindWithin(text, work) {
+			if !answerOnly && parsedToo(t.Calls, i, f) {
+				continue
+			}
+			out = append(out, TextCall{Turn: turn, Family: f.Family, Tool: f.Tool, Args: f.Args})
+		}
+	}
+	if len(out) > MaxTextCalls {
+		out = out[:MaxTextCalls]
+	}
+	return out
+}
+
+// parsedToo reports whether turn's calls include f: a server that parses
+// a call may still leave its markup in the content, and such markup is an
+// echo of the executed call, not a lost one.
+func parsedToo(calls []Call, turn int, f textcall.Found) bool {
+	return slices.ContainsFunc(calls, func(c Call) bool {
+		return c.Turn == turn && c.Tool == f.Tool && reflect.DeepEqual(c.Args, f.Args)
+	})
+}
+
+// textCallReason returns the unparsed_call reason for calls, or false when
+// they do not fail the run by themselves: they do in a no_calls case, or
+// when one names a forbidden tool. fails says the run fails anyway, and
+// then the calls are named as a reason whatever the rules.
+func textCallReason(r rules, calls []TextCall, fails bool) (Reason, bool) {
+	if len(calls) == 0 {
+		return Reason{}, false
+	}
+	why := ""
+	switch i := slices.IndexFunc(calls, func(c TextCall) bool { return slices.Contains(r.forbid, c.Tool) }); {
+	case r.noCalls:
+		why = "want no tool calls"
+	case i >= 0:
+		why = fmt.Sprintf("forbidden tool %q attempted", calls[i].Tool)
+	case !fails:
+		return Reason{}, false
+	}
+	return Reason{Code: ReasonUnparsedCall, Detail: describeTextCalls(calls, why)}, true
+}
+
+// describeTextCalls explains text calls to a person, e.g. `turns[0]: the
+// model wrote a call to calculate as text (hermes markup) that the server
+// did not parse: check the model's chat template (want no tool calls)`.
+func describeTextCalls(calls []TextCall, why string) string {
+	c := calls[0]
+	where := "answer"
+	if c.Turn >= 0 {
+		where = fmt.Sprintf("turns[%d]", c.Turn)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: the model wrote a call to %s as text (%s markup) that the server did not parse", where, c.Tool, c.Family)
+	if len(calls) > 1 {
+		fmt.Fprintf(&b, ", %d such calls in all", len(calls))
+	}
+	b.WriteString(": check the model's chat template")
+	if why != "" {
+		fmt.Fprintf(&b, " (%s)", why)
+	}
+	return b.String()
+}
+
+// UnparsedCallReason returns the unparsed_call reason for a verdict that
+// passed but whose run fails for a reason outside the scorer (the engine's
+// max_iterations), when the trace has text calls; false otherwise.
+func UnparsedCallReason(v Verdict) (Reason, bool) {
+	if !v.Pass || len(v.TextCalls) == 0 {
+		return Reason{}, false
+	}
+	return Reason{Code: ReasonUnparsedCall, Detail: describeTextCalls(v.TextCalls, "")}, true
+}
