@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -67,7 +66,7 @@ func loadCaseFiles(files []string) ([]*Case, Errors) {
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
-				src, err := os.ReadFile(files[i])
+				src, err := ReadFile(files[i], "case file", MaxCaseFileSize)
 				if err != nil {
 					results[i].errs = Errors{{File: files[i], Msg: errMsg(err)}}
 					continue
@@ -102,17 +101,34 @@ func duplicateIDs(cases []*Case) Errors {
 			continue
 		}
 		for i, c := range cs {
-			var others []string
-			for j, o := range cs {
-				if j != i {
-					others = append(others, fmt.Sprintf("%s:%d:%d", o.File, o.idLine, o.idCol))
-				}
-			}
 			errs = append(errs, &Error{File: c.File, Line: c.idLine, Col: c.idCol, Path: "id",
-				Msg: fmt.Sprintf("duplicate case id %q (also at %s)", id, strings.Join(others, ", "))})
+				Msg: fmt.Sprintf("duplicate case id %q (also at %s)", id, otherPlaces(cs, i))})
 		}
 	}
 	return errs
+}
+
+// maxOtherPlaces is how many other places of a duplicate id its error
+// names: naming them all would make n duplicates n² long.
+const maxOtherPlaces = 3
+
+// otherPlaces names where the cases of cs other than cs[i] are, the
+// first maxOtherPlaces of them and a count of the rest.
+func otherPlaces(cs []*Case, i int) string {
+	var others []string
+	for j, o := range cs {
+		if len(others) == maxOtherPlaces {
+			break
+		}
+		if j != i {
+			others = append(others, fmt.Sprintf("%s:%d:%d", o.File, o.idLine, o.idCol))
+		}
+	}
+	s := strings.Join(others, ", ")
+	if rest := len(cs) - 1 - len(others); rest > 0 {
+		s += fmt.Sprintf(" and %d more", rest)
+	}
+	return s
 }
 
 var reYAMLLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
@@ -286,8 +302,8 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		}
 	}
 	if c.Golden != nil {
-		if vd := exp.Score(c.Golden.trace(), GoldenCell); !vd.Pass {
-			for _, r := range vd.Reasons {
+		if vd := exp.Score(c.Golden.trace(), GoldenCell); !vd.Pass || len(vd.TextCalls) > 0 {
+			for _, r := range goldenReasons(vd) {
 				errs = append(errs, errAt(caseIssue{elems: goldenElems([]any{"golden"}, r), path: []any{"golden"},
 					msg: fmt.Sprintf("rejected (%s): %s", r.Code, r.Detail)}))
 			}
@@ -299,7 +315,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		entry, _ := whens[wg.When].(map[string]any)
 		cell := WhenCell(entry)
 		vd := exp.Score(wg.Golden.trace(), cell)
-		for _, r := range vd.Reasons {
+		for _, r := range goldenReasons(vd) {
 			msg := fmt.Sprintf("rejected in cell %s (%s): %s", cellString(cell), r.Code, r.Detail)
 			if r.Code == matchers.ReasonAnswerMismatch {
 				from := "expect.answer"
@@ -382,7 +398,7 @@ var reCallIdx = regexp.MustCompile(`^calls\[(\d+)\]`)
 // call or answer it is about.
 func goldenElems(elems []any, r matchers.Reason) []any {
 	at := func(more ...any) []any { return append(slices.Clone(elems), more...) }
-	if r.Code == matchers.ReasonAnswerMismatch {
+	if r.Code == matchers.ReasonAnswerMismatch || r.Code == matchers.ReasonUnparsedCall {
 		return at("answer")
 	}
 	if m := reCallIdx.FindStringSubmatch(r.Detail); m != nil {
@@ -390,6 +406,16 @@ func goldenElems(elems []any, r matchers.Reason) []any {
 		return at("calls", i)
 	}
 	return at()
+}
+
+// goldenReasons returns why a golden is rejected: the scorer's reasons,
+// and unparsed_call when its answer holds a tool call written as text,
+// which no known-good answer does, even where the scorer lets it pass.
+func goldenReasons(vd matchers.Verdict) []matchers.Reason {
+	if r, ok := matchers.UnparsedCallReason(vd); ok {
+		return append(vd.Reasons, r)
+	}
+	return vd.Reasons
 }
 
 // trace is the golden trajectory as the scorer sees a run's.

@@ -51,4 +51,15 @@
 // Validate does both for `toolward validate`, walking directories (a
 // directory with nothing to check is a mistake); Check also returns a
 // Summary of what it checked, for the command's summary line.
+//
+// # Limits
+//
+// Every user-supplied file is read through ReadFile, which refuses what
+// is not a regular file (a directory, /dev/zero, a named pipe) and reads
+// at most the file's limit (MaxCaseFileSize, MaxConfigFileSize,
+// MaxDescriptionFileSize), so no path makes loading unbounded. Before
+// CUE sees a config, checkCUESize refuses nesting deeper than MaxCUEDepth
+// and list or struct literals longer than MaxCUEElements, where CUE's own
+// evaluation turns quadratic or overflows the stack. Errors.Lines prints
+// at most MaxSameKind errors of one kind and counts the rest.
 package schema

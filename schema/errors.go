@@ -3,6 +3,7 @@ package schema
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -38,13 +39,66 @@ func (e *Error) Error() string {
 // Errors is a list of errors, returned as one error by the loaders.
 type Errors []*Error
 
-// Error prints one error per line.
-func (es Errors) Error() string {
-	lines := make([]string, len(es))
+// MaxSameKind is how many errors of one kind Lines lists before it
+// summarises the rest in one line. Errors are of one kind when they are
+// in the same file, at the same path but for list indexes
+// (matrix.seeds[3] and matrix.seeds[7]), with the same message but for
+// numbers and quoted values (duplicate value 3, duplicate value 7).
+const MaxSameKind = 10
+
+// Error prints one error per line, as Lines does.
+func (es Errors) Error() string { return strings.Join(es.Lines(), "\n") }
+
+// Lines renders es one error per line, in order, except that after
+// MaxSameKind errors of one kind the others of that kind are left out
+// and one line says how many there were: "file: path[…]: … and 99444
+// more like this". A list of errors is for a person to read; the full
+// list stays in es (validate --format json prints it all).
+func (es Errors) Lines() []string {
+	kinds := make([]errorKind, len(es))
+	count := map[errorKind]int{}
 	for i, e := range es {
-		lines[i] = e.Error()
+		kinds[i] = kindOfError(e)
+		count[kinds[i]]++
 	}
-	return strings.Join(lines, "\n")
+	shown := map[errorKind]int{}
+	var lines []string
+	for i, e := range es {
+		k := kinds[i]
+		shown[k]++
+		if n := shown[k]; n <= MaxSameKind {
+			lines = append(lines, e.Error())
+			if n == MaxSameKind && count[k] > n {
+				lines = append(lines, k.summary(count[k]-n))
+			}
+		}
+	}
+	return lines
+}
+
+// errorKind is what errors of one kind share (see MaxSameKind).
+type errorKind struct{ file, path, msg string }
+
+var (
+	reIndex  = regexp.MustCompile(`\[\d+\]`)
+	reNumber = regexp.MustCompile(`-?\b\d+(\.\d+)?([eE][-+]?\d+)?\b`)
+	reQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+)
+
+// kindOfError returns the kind of e.
+func kindOfError(e *Error) errorKind {
+	msg := reQuoted.ReplaceAllString(e.Msg, `"…"`)
+	msg = reNumber.ReplaceAllString(msg, "…")
+	return errorKind{file: e.File, path: reIndex.ReplaceAllString(e.Path, "[…]"), msg: msg}
+}
+
+// summary is the line that stands for n errors of kind k left out.
+func (k errorKind) summary(n int) string {
+	s := k.file + ": "
+	if k.path != "" {
+		s += k.path + ": "
+	}
+	return s + fmt.Sprintf("… and %d more like this (%s)", n, k.msg)
 }
 
 // Sort orders errors by file, line, column and message, and drops exact

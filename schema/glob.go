@@ -9,7 +9,9 @@ import (
 	"strings"
 )
 
-// Glob returns the regular files matching pattern, sorted. The pattern
+// Glob returns the paths matching pattern, sorted: the files (anything
+// but a directory) under the pattern's directory that match it, or the
+// one path a pattern without metacharacters names, if it exists. The pattern
 // uses path.Match syntax per path segment, with forward slashes, plus
 // "**" as a whole segment matching zero or more directories
 // ("cases/**/*.yaml" matches cases/a.yaml and cases/x/y/b.yaml). A
@@ -31,9 +33,10 @@ func Glob(pattern string) ([]string, error) {
 	}
 	rest := segs[root:]
 	if !hasMeta(strings.Join(rest, "/")) {
-		// No metacharacters: the pattern names one file.
-		fi, err := os.Stat(filepath.FromSlash(pattern))
-		if err != nil || fi.IsDir() {
+		// No metacharacters: the pattern names one path, returned
+		// whatever it is so that the caller can say why it is not a case
+		// file (ReadFile refuses directories, devices, pipes).
+		if _, err := os.Lstat(filepath.FromSlash(pattern)); err != nil {
 			return nil, nil
 		}
 		return []string{filepath.FromSlash(pattern)}, nil

@@ -25,6 +25,9 @@ auto, descriptions default), and the files a config refers to.
 
 Prints one line per mistake, path:line:col: message, on stdout (or a JSON
 array of {file, line, col, path, message} with --format json). In text
+format, after 10 mistakes of one kind (the same message at the same path
+of one file, but for list indexes and values) one line says how many
+more there are; --format json lists them all. In text
 format a one-line summary goes to stderr ("ok: 46 cases in 9 files, 6
 configs" or "3 mistakes"). Exits 0 when clean, 1 on any mistake, 2 on a
 usage error.
@@ -70,8 +73,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	} else {
-		for _, e := range errs {
-			fmt.Fprintln(stdout, e.Error())
+		for _, line := range errs.Lines() {
+			fmt.Fprintln(stdout, line)
 		}
 		if len(errs) > 0 {
 			fmt.Fprintf(stderr, "toolward validate: %s\n", plural(len(errs), "mistake"))

@@ -114,9 +114,11 @@ func (p *Plan) Filter(fs []Filter) (*Plan, error) {
 func (p *Plan) values(key string) string {
 	var vs []string
 	if key == "tag" {
+		seen := map[string]bool{}
 		for _, c := range p.cases {
 			for _, t := range c.Tags {
-				if !slices.Contains(vs, t) {
+				if !seen[t] {
+					seen[t] = true
 					vs = append(vs, t)
 				}
 			}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 
@@ -160,7 +159,7 @@ type Descriptions map[string]string
 
 // LoadDescriptions reads a YAML map of tool name to description.
 func LoadDescriptions(path string) (Descriptions, error) {
-	b, err := os.ReadFile(path)
+	b, err := schema.ReadFile(path, "description set", schema.MaxDescriptionFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("description set: %w", err)
 	}

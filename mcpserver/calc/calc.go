@@ -102,12 +102,9 @@ func lex(expr string) ([]token, error) {
 			if j < len(expr) && (isNameStart(expr[j:])) {
 				return nil, errAt(j, "names are not allowed after a number (%q); %s", expr[i:min(len(expr), j+8)], allowed)
 			}
-			v, err := strconv.ParseFloat(text, 64)
+			v, err := parseNumber(text)
 			if err != nil {
-				if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-					return nil, errAt(i, "number %s is out of range", text)
-				}
-				return nil, errAt(i, "malformed number %q", text)
+				return nil, errAt(i, "%v", err)
 			}
 			toks = append(toks, token{kind: tokNum, num: v, off: i, text: text})
 			i = j
@@ -159,6 +156,30 @@ func lex(expr string) ([]token, error) {
 	}
 	toks = append(toks, token{kind: tokEOF, off: len(expr)})
 	return toks, nil
+}
+
+// parseNumber parses a number literal, refusing one whose magnitude is
+// out of float64's range: above it (overflow) or, for a literal with a
+// nonzero digit, so small that it rounds to 0 (underflow).
+func parseNumber(text string) (float64, error) {
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return 0, fmt.Errorf("number %s is out of range: it overflows (magnitude above %.3g)", text, math.MaxFloat64)
+		}
+		return 0, fmt.Errorf("malformed number %q", text)
+	}
+	if v == 0 && nonzeroMantissa(text) {
+		return 0, fmt.Errorf("number %s is out of range: it underflows to 0 (nonzero magnitude below %.3g)", text, math.SmallestNonzeroFloat64)
+	}
+	return v, nil
+}
+
+// nonzeroMantissa reports whether a number literal has a nonzero digit
+// before its exponent.
+func nonzeroMantissa(text string) bool {
+	mant, _, _ := strings.Cut(strings.ToLower(text), "e")
+	return strings.ContainsAny(mant, "123456789")
 }
 
 func numberRun(s string) string {
@@ -333,8 +354,11 @@ func (p *parser) primary() (Node, error) {
 	}
 }
 
-// Eval evaluates a tree. It refuses division (and %) by zero and any
-// result that is not a finite number.
+// Eval evaluates a tree. It refuses division (and %) by zero, any result
+// that is not a finite number (overflow, NaN) and any result that rounds
+// to 0 although its exact value is not 0 (underflow: 2**-1075, 1e-200 *
+// 1e-200). Results that round to a subnormal number are kept: they are
+// not 0.
 func Eval(n Node) (float64, error) {
 	switch n := n.(type) {
 	case Num:
@@ -393,9 +417,26 @@ func Eval(n Node) (float64, error) {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return 0, errAt(n.Off, "result of %q overflows (magnitude above %.3g)", n.Op, math.MaxFloat64)
 		}
+		if v == 0 && underflows(n.Op, x, y) {
+			return 0, errAt(n.Off, "result of %q underflows to 0 (nonzero magnitude below %.3g)", n.Op, math.SmallestNonzeroFloat64)
+		}
 		return v, nil
 	}
 	return 0, &Error{Offset: -1, Msg: fmt.Sprintf("unknown node %T", n)}
+}
+
+// underflows reports whether x op y, computed as 0, has a nonzero exact
+// value. Only *, / and ** can lose a nonzero result that way: with
+// gradual underflow, + and - of floats give 0 only when the exact result
+// is 0, and % gives 0 only for an exact multiple.
+func underflows(op string, x, y float64) bool {
+	switch op {
+	case "*":
+		return x != 0 && y != 0
+	case "/", "**":
+		return x != 0 // y != 0 for /: division by zero is refused before
+	}
+	return false
 }
 
 // Evaluate parses and evaluates expr.

@@ -36,6 +36,18 @@ func TestEvaluate(t *testing.T) {
 		{"((((1))))", "1"},
 		{"100 - 10 - 1", "89"}, // left-associative
 		{"100 / 10 / 2", "5"},
+		// Zero results that are exact are not underflow.
+		{"0e-400", "0"},
+		{"0.000e-999 + 1", "1"},
+		{"0 * 1e-300", "0"},
+		{"1e-300 - 1e-300", "0"},
+		{"0 / 5", "0"},
+		{"0 ** 2", "0"},
+		{"6 % 3", "0"},
+		// Subnormal results are not 0, so not underflow.
+		{"2 ** -1074", "5e-324"},
+		{"1e-310", "1e-310"},
+		{"1e-200 * 1e-110", "1e-310"},
 	}
 	for _, tt := range tests {
 		v, err := Evaluate(tt.expr)
@@ -65,7 +77,16 @@ func TestRefused(t *testing.T) {
 		{"9**9**9**9", "overflows"},
 		{"10 ** 400", "overflows"},
 		{"1e308 * 10", "overflows"},
-		{"1e999", "out of range"},
+		{"1e999", "number 1e999 is out of range: it overflows"},
+		// Underflow is refused like overflow: a nonzero value that rounds to 0.
+		{"1e-400", "number 1e-400 is out of range: it underflows to 0"},
+		{"0.00001e-320", "underflows"},
+		{"2**-1075", `result of "**" underflows to 0`},
+		{"0.5 ** 2000", `result of "**" underflows`},
+		{"(-2) ** -1075", `result of "**" underflows`},
+		{"1e-200 * 1e-200", `result of "*" underflows`},
+		{"-1e-200 * 1e-200", `result of "*" underflows`},
+		{"1e-300 / 1e300", `result of "/" underflows`},
 		{"(-8) ** 0.5", "not a real number"},
 		{"", "empty expression"},
 		{"   ", "empty expression"},

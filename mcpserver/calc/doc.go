@@ -9,8 +9,10 @@
 //  2. Parse builds an AST by recursive descent (precedence climbing), with
 //     a cap on nesting depth so deeply nested input is refused, not
 //     followed down the stack.
-//  3. Eval walks the tree in float64, refusing division by zero and any
-//     result that is not finite (overflow, NaN).
+//  3. Eval walks the tree in float64, refusing division by zero, any
+//     result that is not finite (overflow, NaN) and any nonzero result
+//     that rounds to 0 (underflow); number literals out of range either
+//     way (1e999, 1e-400) are refused by the lexer.
 //
 // Format renders a result for a model to read: 12 significant digits so
 // float noise disappears (84959.99999999999 prints 84960), integers
