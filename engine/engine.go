@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/ollama"
+	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/backend/replay"
 	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/engine/progress"
@@ -28,14 +28,6 @@ import (
 	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
 )
-
-// Version returns toolward's version as built ("devel" from a checkout).
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
 
 // Options configure Run. The zero value of each field is documented.
 type Options struct {
@@ -63,6 +55,8 @@ type Options struct {
 	Progress    io.Writer
 	ProgressTTY bool
 	// Stop, when closed, stops starting runs; runs in flight finish.
+	// Closed before the first run (during the preflight, say), it ends
+	// the job at once, as cancelling ctx does.
 	Stop <-chan struct{}
 
 	// Backend replaces the config's backend (tests, benchmarks).
@@ -79,10 +73,13 @@ type Options struct {
 
 // Result says what a job did.
 type Result struct {
-	Dir     string // the result directory
-	Planned int64  // runs in the (filtered, sharded) plan
-	Skipped int64  // runs already finished (resume)
-	Ran     int64  // runs finished by this call
+	// Dir is the result directory; "" when Stop or ctx ended the job
+	// before its first run (nothing was written, a resumed directory is
+	// as it was).
+	Dir     string
+	Planned int64 // runs in the (filtered, sharded) plan
+	Skipped int64 // runs already finished (resume)
+	Ran     int64 // runs finished by this call
 	// Outcomes of the runs finished by this call.
 	Pass, Fail, Errors int64
 	// Interrupted is set when Stop or the context ended the job early;
@@ -174,7 +171,12 @@ func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
 // Run executes a job. It returns an error, with no run started, when the
 // config, the cases, the backend's preflight or the MCP server fail; once
 // runs have started, infrastructure failures become error records and Run
-// returns a Result.
+// returns a Result. Stop or ctx ending before the first run returns at
+// once an interrupted Result with no Dir, whatever step was under way.
+//
+// Nothing in Run walks the whole plan before the first run: remaining
+// work is the plan's size minus the runs found done, and the scheduler
+// checks Stop and ctx at every plan position.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	now := opts.Now
 	if now == nil {
@@ -185,6 +187,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	cfg := l.Config
+	if n := l.Plan.Len(); n > HugePlan && opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "warning: %s: the plan has %d runs, more than %d; even at %d runs/s it would take %s. Narrow it with --filter or --shard, or press Ctrl-C\n",
+			cfg.Name, n, HugePlan, hugePlanRate, humanDays(n/hugePlanRate))
+	}
+	// Until the first run starts, Stop ends the job like ctx: an
+	// interrupted preflight, handshake or resume bookkeeping returns at
+	// once with nothing run.
+	pre, endPre := stopContext(ctx, opts.Stop)
+	defer endPre()
+	interrupted := func() (*Result, error) {
+		return &Result{Planned: l.Plan.Len(), Interrupted: true}, nil
+	}
 	descs, err := loadDescriptions(cfg, l.Plan.DescriptionSets())
 	if err != nil {
 		return nil, err
@@ -214,11 +228,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	var info *backend.Info
 	if pf, ok := be.(backend.Preflighter); ok {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		pctx, cancel := context.WithTimeout(pre, 2*time.Minute)
 		info, err = pf.Preflight(pctx, l.Plan.Models())
 		cancel()
+		if err != nil && pre.Err() != nil {
+			return interrupted()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("backend preflight failed, nothing ran: %w", err)
+		}
+		if info != nil && opts.Progress != nil {
+			for _, w := range info.Warnings {
+				fmt.Fprintf(opts.Progress, "warning: backend: %s\n", w)
+			}
 		}
 	}
 
@@ -231,8 +253,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	// The result directory: new, or the one being resumed. A new one is
-	// removed again if the job fails before its first run, unless the
-	// server's stderr log says something worth reading.
+	// removed again if the job fails before its first run.
 	dir := opts.ResumeDir
 	started := false // set at the first run; a new directory is kept from then on
 	if dir == "" {
@@ -276,29 +297,28 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		sopts.Stderr = f
 	}
 	// A server that never answers the handshake must not hang the job.
-	octx, cancel := context.WithTimeout(ctx, openTimeout)
+	octx, cancel := context.WithTimeout(pre, openTimeout)
 	src, err := session.Open(octx, sopts)
 	cancel()
+	if err != nil && pre.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %s: %w", openTimeout, err)
-		}
-		if sopts.Stderr != nil {
-			err = fmt.Errorf("%w%s", err, stderrTail(filepath.Join(dir, results.StderrFile)))
 		}
 		return nil, fmt.Errorf("connecting to the MCP server, nothing ran: %w", err)
 	}
 	defer src.Close()
 
 	res := &Result{Dir: dir, Planned: l.Plan.Len()}
-	var done map[string]bool
+	var done map[int64]struct{} // plan positions with a pass or fail record
 	if opts.ResumeDir != "" {
-		var bad int
-		if done, bad, err = results.Compact(dir); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", dir, err)
-		}
-		if bad > 0 && opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "resume: dropped %d unreadable lines of %s (a crash mid-write); those runs run again\n", bad, results.RunsFile)
+		if done, err = resumeDone(pre, dir, l.Plan, opts.Progress); err != nil {
+			if pre.Err() != nil {
+				return interrupted()
+			}
+			return nil, err
 		}
 		if info != nil {
 			meta.Backend = info
@@ -330,13 +350,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if j.backoff == nil {
 		j.backoff = defaultBackoff
 	}
-	var todo int64
-	for i := range l.Plan.Len() {
-		if !done[l.Plan.ID(i)] {
-			todo++
-		}
-	}
-	res.Skipped = res.Planned - todo
+	// Counted from what was done, never by walking the plan, so the first
+	// run starts at once however large the plan.
+	res.Skipped = int64(len(done))
+	todo := res.Planned - res.Skipped
 	if opts.Progress != nil {
 		fmt.Fprintf(opts.Progress, "%s: %d runs to do", cfg.Name, todo)
 		if res.Skipped > 0 {
@@ -346,7 +363,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		j.meter = progress.New(opts.Progress, todo, progress.Options{TTY: opts.ProgressTTY, Now: now})
 	}
 	started = true
-	j.schedule(ctx, opts.Stop, workers, done)
+	endPre()
+	j.schedule(ctx, opts.Stop, workers, func(i int64) bool { _, ok := done[i]; return ok })
 	if j.meter != nil {
 		j.meter.Finish()
 	}
@@ -362,6 +380,65 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.Interrupted = true
 	}
 	return res, nil
+}
+
+// HugePlan is the plan size above which Run warns, before anything runs,
+// that the job cannot finish in any sane time (hugePlanRate runs/s, a fast
+// local model, would take over a day).
+const HugePlan = 10_000_000
+
+const hugePlanRate = 100
+
+// humanDays spells a number of seconds in days, or hours below two days.
+func humanDays(secs int64) string {
+	if h := secs / 3600; h < 48 {
+		return fmt.Sprintf("%d hours", h)
+	}
+	return fmt.Sprintf("%d days", secs/86400)
+}
+
+// stopContext returns a context that ends with ctx, or when stop is
+// closed; the cancel function releases it.
+func stopContext(ctx context.Context, stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(ctx)
+	if stop != nil {
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-c.Done():
+			}
+		}()
+	}
+	return c, cancel
+}
+
+// resumeDone compacts the runs.jsonl of the job being resumed, keeping
+// only pass and fail records of runs in p, and returns their plan
+// positions. The work is proportional to the records, not to the plan:
+// each record is located in p in O(1) (see locator). What was dropped is
+// said on progress.
+func resumeDone(ctx context.Context, dir string, p *plan.Plan, progress io.Writer) (map[int64]struct{}, error) {
+	c, err := results.Compact(ctx, dir, newLocator(p).index)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	if progress == nil {
+		return c.Done, nil
+	}
+	for _, d := range []struct {
+		n         int
+		what, why string
+	}{
+		{c.Bad, "unreadable lines", fmt.Sprintf(" (a crash mid-write, or a line over %d bytes); those runs run again", record.MaxLineBytes)},
+		{c.Unknown, "records with an outcome other than pass, fail or error", "; those runs run again"},
+		{c.Foreign, "records of runs this job's plan does not hold", ""},
+	} {
+		if d.n > 0 {
+			fmt.Fprintf(progress, "resume: dropped %d %s from %s%s\n", d.n, d.what, results.RunsFile, d.why)
+		}
+	}
+	return c.Done, nil
 }
 
 // loadJob loads what Run executes: the config at opts.ConfigPath, or on
@@ -403,27 +480,10 @@ func loadJob(opts Options) (*Loaded, *results.Meta, error) {
 	return l, meta, nil
 }
 
-// stderrTail points at a command server's stderr log, quoting its last
-// line, or returns "" when the log is empty.
-func stderrTail(path string) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if last == "" {
-		return ""
-	}
-	if len(last) > 300 {
-		last = last[:300] + "…"
-	}
-	return fmt.Sprintf("\nthe server's stderr (%s) ends: %s", path, last)
-}
-
-// removeUnused removes a result directory that no run wrote to, keeping it
-// when a command server's stderr log holds something.
+// removeUnused removes a result directory that no run wrote to. A command
+// server's stderr log goes with it: when the server failed to start, the
+// error (session.Error.Stderr) already quotes the log's first lines.
 func removeUnused(dir string) {
-	if fi, err := os.Stat(filepath.Join(dir, results.StderrFile)); err == nil && fi.Size() > 0 {
-		return
-	}
 	os.RemoveAll(dir)
 }
 
@@ -480,10 +540,16 @@ func newBackend(b schema.Backend) (backend.Backend, error) {
 	switch {
 	case b.Ollama != nil:
 		return ollama.New(ollama.Config{Host: b.Ollama.Host, NumCtx: b.Ollama.NumCtx, KeepAlive: b.Ollama.KeepAlive, Think: b.Ollama.Think})
+	case b.OpenAI != nil:
+		o := b.OpenAI
+		return openai.New(openai.Config{
+			BaseURL: o.BaseURL, APIKeyEnv: o.APIKeyEnv, Headers: o.Headers,
+			MaxTokens: o.MaxTokens, ToolChoice: o.ToolChoice, ParallelToolCalls: o.ParallelToolCalls, NoStream: !o.Stream,
+		})
 	case b.Replay != "":
 		return replay.New(b.Replay)
 	}
-	return nil, errors.New("config: backend must set ollama or replay")
+	return nil, errors.New("config: backend must set ollama, openai or replay")
 }
 
 // limited caps a backend's requests in flight (ollama.host_concurrency).

@@ -46,9 +46,11 @@ type toolsEntry struct {
 	err   error
 }
 
-// schedule feeds the plan's unfinished runs to workers until the plan
-// ends, stop is closed or ctx is cancelled.
-func (j *job) schedule(ctx context.Context, stop <-chan struct{}, workers int, done map[string]bool) {
+// schedule feeds the plan's runs, but those done reports (by plan index),
+// to workers until the plan ends, stop is closed or ctx is cancelled. It
+// checks stop and ctx before every index, skipped ones included, so even
+// a stretch of a billion done runs reacts at once.
+func (j *job) schedule(ctx context.Context, stop <-chan struct{}, workers int, done func(i int64) bool) {
 	runs := make(chan plan.Run)
 	var wg sync.WaitGroup
 	for range workers {
@@ -63,16 +65,18 @@ func (j *job) schedule(ctx context.Context, stop <-chan struct{}, workers int, d
 	p := j.l.Plan
 feed:
 	for i := range p.Len() {
-		r := p.Run(i)
-		if done[r.ID] {
-			continue
-		}
 		// Stop wins over a ready worker (select picks at random).
 		select {
 		case <-stop:
 			break feed
+		case <-ctx.Done():
+			break feed
 		default:
 		}
+		if done(i) {
+			continue
+		}
+		r := p.Run(i)
 		select {
 		case runs <- r:
 		case <-stop:
@@ -151,7 +155,7 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 			}
 			break
 		}
-		t := time.NewTimer(j.backoff(attempt))
+		t := time.NewTimer(max(j.backoff(attempt), retryAfter(err)))
 		select {
 		case <-t.C:
 		case <-ctx.Done():
@@ -192,6 +196,7 @@ func timeoutCause(ctx context.Context, err error) error {
 // out of turns fails the run whatever the calls were.
 func (j *job) score(rec *record.Record, out *agent.Output) {
 	v := j.l.Expect[rec.Case].Score(rec.Trace.Scored(), rec.Cell.Matchers())
+	rec.Trace.TextCalls = v.TextCalls
 	if v.Pass && !out.OutOfTurns {
 		rec.Outcome = record.Pass
 		return
@@ -202,6 +207,9 @@ func (j *job) score(rec *record.Record, out *agent.Output) {
 			Code:   matchers.ReasonMaxIterations,
 			Detail: fmt.Sprintf("no final answer after %d model turns", len(out.Trace.Turns)),
 		})
+		if r, ok := matchers.UnparsedCallReason(v); ok {
+			rec.Reasons = append(rec.Reasons, r)
+		}
 	}
 	rec.Reasons = append(rec.Reasons, v.Reasons...)
 }
@@ -223,6 +231,15 @@ func (j *job) finish(rec *record.Record, started time.Time) {
 	if j.meter != nil {
 		j.meter.Done(rec.Outcome)
 	}
+}
+
+// retryAfter is the wait a backend error asked for (429 Retry-After), or 0.
+func retryAfter(err error) time.Duration {
+	var be *backend.Error
+	if errors.As(err, &be) {
+		return be.RetryAfter
+	}
+	return 0
 }
 
 // classify maps an infrastructure error to its record and whether a retry

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report"
 	"github.com/toolward/toolward/engine/results"
 )
@@ -49,7 +50,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "merged %d directories: %d runs (%d error), %d duplicates dropped\n", len(dirs), res.Runs, res.Errors, res.Duplicates)
 	code := 0
 	if res.Bad > 0 {
-		fmt.Fprintf(stderr, "toolward merge: skipped %d unreadable lines\n", res.Bad)
+		fmt.Fprintf(stderr, "toolward merge: skipped %d unreadable lines (a crash mid-write, or a line over %d bytes)\n", res.Bad, record.MaxLineBytes)
+	}
+	if res.Unknown > 0 {
+		fmt.Fprintf(stderr, "toolward merge: skipped %d records with an outcome other than pass, fail or error\n", res.Unknown)
 	}
 	if len(res.MissingShards) > 0 {
 		fmt.Fprintf(stderr, "toolward merge: missing shards %s; the merged result is incomplete\n", strings.Join(res.MissingShards, ", "))
@@ -60,7 +64,6 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "toolward merge: building the reports:", err)
 		return 1
 	}
-	rate, scored := sum.OverallPassRate()
-	fmt.Fprintf(stdout, "pass rate %.1f%% over %d scored\nresults: %s\n", 100*rate, scored, out)
+	fmt.Fprintf(stdout, "%s\nresults: %s\n", sum.PassRateLine(), out)
 	return code
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report"
 )
 
@@ -18,13 +19,14 @@ const reportUsage = `usage: toolward report DIR
 
 Report reads DIR/runs.jsonl (and DIR/config.json when present) and writes
 DIR/summary.json, DIR/report.md, DIR/report.html and DIR/junit.xml. Lines of
-runs.jsonl that are not records are reported as warnings and skipped.
+runs.jsonl that are not records, including lines over %d MiB, are reported
+as warnings and skipped.
 `
 
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
+	fs.Usage = func() { fmt.Fprintf(stderr, reportUsage, record.MaxLineBytes>>20) }
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -45,14 +47,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	for _, w := range s.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	rate, scored := s.OverallPassRate()
 	t := s.Totals
-	if scored > 0 {
-		fmt.Fprintf(stdout, "%s: %d runs, %d pass, %d fail, %d error; pass rate %.1f%% [%.1f, %.1f] over %d scored\n",
-			s.Title, t.Runs, t.Pass, t.Fail, t.Error, 100*rate, 100*t.Lo, 100*t.Hi, scored)
-	} else {
-		fmt.Fprintf(stdout, "%s: %d runs, %d pass, %d fail, %d error; no scored runs\n", s.Title, t.Runs, t.Pass, t.Fail, t.Error)
-	}
+	fmt.Fprintf(stdout, "%s: %d runs, %d pass, %d fail, %d error; %s\n", s.Title, t.Runs, t.Pass, t.Fail, t.Error, s.PassRateLine())
 	for _, f := range []string{report.SummaryFile, report.MarkdownFile, report.HTMLFile, report.JUnitFile} {
 		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(dir, f))
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/term"
 
@@ -37,8 +38,13 @@ pulled, nothing runs. Infrastructure errors are retried (limits.retries)
 and then recorded as outcome error, apart from model failures.
 
 Ctrl-C once: runs in flight finish, then toolward exits 1 and prints how to
-resume. Ctrl-C twice: abort at once (runs in flight are lost and rerun on
-resume).
+resume; before the first run (during the preflight, say) it stops at once.
+Ctrl-C twice: abort at once (runs in flight are lost and rerun on resume);
+toolward exits within %s whatever it was doing, and a third Ctrl-C kills
+it.
+
+A plan of more than %d runs gets a warning with its size before anything
+runs.
 
 Exit status: 0 when every planned run finished with pass or fail (and the
 --min-pass-rate and --baseline gates hold); 1 when runs are missing or
@@ -96,7 +102,7 @@ func tuneGC() {
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintf(stderr, runUsage, abortGrace, engine.HugePlan); fs.PrintDefaults() }
 	workers := fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
 	outDir := fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
 	resume := fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error)")
@@ -148,6 +154,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt)
 	defer close(sigs) // after Stop (deferred calls run last-in first-out)
 	defer signal.Stop(sigs)
+	var abort *time.Timer // the safety net of a second Ctrl-C
+	var abortMu sync.Mutex
+	returned := false
+	disarm := func() { // once the engine has returned
+		abortMu.Lock()
+		returned = true
+		if abort != nil {
+			abort.Stop()
+		}
+		abortMu.Unlock()
+	}
+	defer disarm()
 	go func() {
 		n := 0
 		for range sigs {
@@ -159,6 +177,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintln(stderr, "\ntoolward: aborting")
 			cancel()
+			// Every loop of the engine honours ctx; should some step
+			// still not return (a config that takes long to evaluate),
+			// exit anyway, and let a third Ctrl-C kill at once.
+			signal.Stop(sigs)
+			abortMu.Lock()
+			if !returned {
+				abort = time.AfterFunc(abortGrace, func() {
+					fmt.Fprintf(stderr, "toolward: still busy %s after the abort; exiting\n", abortGrace)
+					os.Exit(1)
+				})
+			}
+			abortMu.Unlock()
 			return
 		}
 	}()
@@ -170,11 +200,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		Progress: stderr, ProgressTTY: tty, Stop: stop,
 	}
 	res, err := engine.Run(ctx, opts)
+	disarm()
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward run:", err)
 		if res != nil && res.Dir != "" {
 			fmt.Fprintln(stderr, "results so far:", res.Dir)
 		}
+		return 1
+	}
+	if res.Dir == "" {
+		fmt.Fprintln(stderr, "toolward run: interrupted before the first run; nothing ran")
 		return 1
 	}
 	code := 0
@@ -185,8 +220,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if sum != nil {
 		t := sum.Totals
-		rate, scored := sum.OverallPassRate()
-		fmt.Fprintf(stdout, "%d runs: %d pass, %d fail, %d error; pass rate %.1f%% over %d scored\n", t.Runs, t.Pass, t.Fail, t.Error, 100*rate, scored)
+		rate, _ := sum.OverallPassRate()
+		fmt.Fprintf(stdout, "%d runs: %d pass, %d fail, %d error; %s\n", t.Runs, t.Pass, t.Fail, t.Error, sum.PassRateLine())
 		if minPassSet && rate < *minPass {
 			fmt.Fprintf(stderr, "toolward run: pass rate %.1f%% is below --min-pass-rate %s\n", 100*rate, strconv.FormatFloat(*minPass, 'g', -1, 64))
 			code = 1
@@ -235,6 +270,10 @@ func compareBaseline(base, dir string, failOnRegression bool, stdout, stderr io.
 	}
 	return 0
 }
+
+// abortGrace is how long a second Ctrl-C waits for the job to return
+// before toolward exits regardless.
+const abortGrace = 5 * time.Second
 
 // lockedWriter serialises writes from several goroutines.
 type lockedWriter struct {

@@ -31,6 +31,19 @@ type Preflighter interface {
 type Info struct {
 	Server  string            `json:"server"`            // e.g. "ollama 0.17.4 at http://127.0.0.1:11434"
 	Digests map[string]string `json:"digests,omitempty"` // model -> digest
+	// Models holds what the server says about each model when it gives
+	// no digest (OpenAI-compatible servers' GET /models).
+	Models map[string]ModelInfo `json:"models,omitempty"`
+	// Warnings are problems that do not stop the job, e.g. a server
+	// without a model list.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ModelInfo is what a server's model list says about one model.
+type ModelInfo struct {
+	ID      string `json:"id"`                 // the id the server lists it under
+	OwnedBy string `json:"owned_by,omitempty"` // e.g. "library", "vllm", "llamacpp"
+	Created int64  `json:"created,omitempty"`  // Unix seconds, as the server reports it
 }
 
 // Request is one model turn.
@@ -59,11 +72,17 @@ type Message struct {
 	Thinking  string     `json:"thinking,omitempty"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	ToolName  string     `json:"tool_name,omitempty"` // for role tool
+	// ToolCallID is, for role tool, the ID of the call it answers ("" when
+	// the backend gave none).
+	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments are kept as the
 // model sent them (key order preserved); they may not be a JSON object.
 type ToolCall struct {
+	// ID is the backend's id for the call, which the tool result must
+	// quote (OpenAI's tool_call_id); "" when the backend gives none.
+	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 }
@@ -96,6 +115,9 @@ const (
 	// than the cases above, or a tool schema that is not valid JSON); a
 	// retry sends the same request and cannot help.
 	KindBadRequest = "bad_request"
+	// KindContextOverflow: the conversation no longer fits the model's
+	// context window (a 400 saying so); a retry cannot help.
+	KindContextOverflow = "context_overflow"
 )
 
 // Error is an infrastructure failure.
@@ -103,7 +125,10 @@ type Error struct {
 	Kind      string
 	Msg       string
 	Retryable bool // a retry with backoff may succeed
-	Err       error
+	// RetryAfter is how long the server asked the client to wait before
+	// retrying (429 Retry-After); 0 means it did not say.
+	RetryAfter time.Duration
+	Err        error
 }
 
 func (e *Error) Error() string {

@@ -133,9 +133,17 @@ func (m *Meter) line(now time.Time) string {
 		rate := float64(m.done) / el.Seconds()
 		fmt.Fprintf(&b, ", %.1f runs/s", rate)
 		if left := m.total - m.done; left > 0 {
-			eta := time.Duration(float64(left) / rate * float64(time.Second))
-			fmt.Fprintf(&b, ", ETA %s", eta.Round(time.Second))
+			fmt.Fprintf(&b, ", ETA %s", eta(float64(left)/rate))
 		}
 	}
 	return b.String()
+}
+
+// eta spells a number of seconds left: as a duration up to two days, in
+// days beyond (a huge plan's ETA overflows a time.Duration).
+func eta(secs float64) string {
+	if secs < 48*3600 {
+		return time.Duration(secs * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%.0f days", secs/86400)
 }

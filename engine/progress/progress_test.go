@@ -62,3 +62,17 @@ func TestFinishPrintsUndrawnState(t *testing.T) {
 		t.Fatalf("output %q", b.String())
 	}
 }
+
+// TestHugePlanETA: a 3x10^9-run plan at one run per second has an ETA of
+// about 95 years, beyond what a time.Duration holds in nanoseconds at a
+// slower rate; it is spelled in days, never as a wrapped negative
+// duration.
+func TestHugePlanETA(t *testing.T) {
+	var b strings.Builder
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	m := New(&b, 3_000_000_000, Options{Interval: time.Nanosecond, Now: func() time.Time { clk.t = clk.t.Add(1000 * time.Second); return clk.t }})
+	m.Done("pass")
+	if got := b.String(); !strings.Contains(got, "1/3000000000 runs") || !strings.Contains(got, "ETA 34722222 days") || strings.Contains(got, "-") {
+		t.Fatalf("output %q", got)
+	}
+}

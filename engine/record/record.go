@@ -5,7 +5,9 @@
 // records alone, never from a model or a server. Readers stream records in
 // the manner of bufio.Scanner (Scan/Record/Err); a line that does not parse
 // is reported as a *SyntaxError and skipped, never an abort, so a truncated
-// last line left by a crash costs one run, not the file.
+// last line left by a crash costs one run, not the file. A line longer than
+// MaxLineBytes is such a line too. Writers bound what a record keeps
+// (MaxFieldBytes per string, MaxRecordBytes per record; see Marshal).
 package record
 
 import (
@@ -24,6 +26,9 @@ const (
 	Fail  = "fail"  // the scorer rejected it; Reasons say why
 	Error = "error" // infrastructure failure; never a model failure
 )
+
+// KnownOutcome reports whether s is Pass, Fail or Error.
+func KnownOutcome(s string) bool { return s == Pass || s == Fail || s == Error }
 
 // Record is one finished run.
 type Record struct {
@@ -45,6 +50,11 @@ type Record struct {
 
 	Started  time.Time `json:"started"`
 	Duration Millis    `json:"duration_ms"`
+
+	// Truncated lists the values stored only in part because they were
+	// longer than MaxFieldBytes (or the record than MaxRecordBytes);
+	// scoring saw them whole.
+	Truncated []Truncation `json:"truncated,omitempty"`
 }
 
 // Cell is the matrix cell of a run: one value per axis.
@@ -76,6 +86,12 @@ type Trace struct {
 	Turns   []Turn   `json:"turns"`
 	Calls   []Call   `json:"calls"`
 	Answer  string   `json:"answer"` // final assistant content ("" when none)
+	// TextCalls are the tool calls the model wrote as text in its turns
+	// (call-shaped markup the server did not parse), as the scorer found
+	// them in the whole turn contents. A re-score recomputes them from
+	// Turns (matchers.FindTextCalls); a turn stored in part (Truncated)
+	// may then hide some.
+	TextCalls []matchers.TextCall `json:"text_calls,omitempty"`
 }
 
 // Turn is one model reply.
@@ -129,11 +145,14 @@ func (m Millis) Duration() time.Duration {
 
 // Scored converts the trace into what the scorer sees.
 func (t Trace) Scored() matchers.Trace {
-	out := matchers.Trace{Answer: t.Answer, Calls: make([]matchers.Call, len(t.Calls))}
+	out := matchers.Trace{Answer: t.Answer, Calls: make([]matchers.Call, len(t.Calls)), Turns: make([]string, len(t.Turns))}
+	for i, tu := range t.Turns {
+		out.Turns[i] = tu.Content
+	}
 	for i, c := range t.Calls {
 		out.Calls[i] = matchers.Call{
 			Tool: c.Tool, Args: c.Args, Malformed: c.Malformed,
-			NotOffered: c.NotOffered, Denied: c.Confirm == "denied", IsError: c.IsError,
+			NotOffered: c.NotOffered, Denied: c.Confirm == "denied", IsError: c.IsError, Turn: c.Turn,
 		}
 	}
 	return out

@@ -32,42 +32,89 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 //		...
 //	}
 //	if err := r.Err(); err != nil { /* I/O error */ }
+//
+// A line longer than MaxLineBytes is a *SyntaxError wrapping
+// ErrLineTooLong; it is discarded as it is read, never held whole.
 type Reader struct {
-	s    *bufio.Scanner
-	file string
-	line int
-	rec  Record
-	err  error
+	br    *bufio.Reader
+	max   int
+	buf   []byte
+	file  string
+	line  int
+	rec   Record
+	err   error
+	ioErr error
 }
+
+// ErrLineTooLong is the cause of the *SyntaxError for a line longer than
+// MaxLineBytes.
+var ErrLineTooLong = errors.New("line too long")
 
 // NewReader returns a Reader; file names the source in errors.
 func NewReader(r io.Reader, file string) *Reader {
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 0, 64*1024), 64<<20) // traces can be long
-	return &Reader{s: s, file: file}
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: MaxLineBytes, file: file}
 }
 
 // Scan advances to the next non-blank line. It returns false at EOF or on
 // an I/O error (see Err).
 func (r *Reader) Scan() bool {
-	for r.s.Scan() {
+	for {
+		b, n, ok := r.readLine()
+		if !ok {
+			return false
+		}
 		r.line++
-		b := r.s.Bytes()
+		r.rec = Record{}
+		r.err = nil
+		if n > r.max {
+			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("%w: %d bytes, more than the %d a line may have", ErrLineTooLong, n, r.max)}
+			return true
+		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		r.rec = Record{}
-		r.err = nil
-		if err := json.Unmarshal(b, &r.rec); err != nil {
-			r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
-		} else if r.rec.ID == "" {
-			r.err = &SyntaxError{File: r.file, Line: r.line, Err: errors.New("no run id")}
-		} else if r.rec.Version > Version {
-			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("format version %d is newer than this toolward reads (%d); upgrade toolward", r.rec.Version, Version)}
-		}
+		r.decode(b)
 		return true
 	}
-	return false
+}
+
+// decode parses one line into r.rec, or sets r.err.
+func (r *Reader) decode(b []byte) {
+	if err := json.Unmarshal(b, &r.rec); err != nil {
+		r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
+	} else if r.rec.ID == "" {
+		r.err = &SyntaxError{File: r.file, Line: r.line, Err: errors.New("no run id")}
+	} else if r.rec.Version > Version {
+		r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("format version %d is newer than this toolward reads (%d); upgrade toolward", r.rec.Version, Version)}
+	} else {
+		r.rec.restoreAnswer()
+	}
+}
+
+// readLine reads the next line without its newline. n is the line's full
+// length; when it exceeds r.max the rest of the line is discarded and b
+// holds only a prefix. ok is false at EOF with nothing read, or on an I/O
+// error.
+func (r *Reader) readLine() (b []byte, n int, ok bool) {
+	r.buf = r.buf[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		n += len(chunk)
+		if len(r.buf)+len(chunk) <= r.max+1 { // +1: the newline
+			r.buf = append(r.buf, chunk...)
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(r.buf, []byte("\n")), n - 1, true
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return r.buf, n, n > 0
+		default:
+			r.ioErr = err
+			return nil, 0, false
+		}
+	}
 }
 
 // Record returns the current record, or a *SyntaxError for a bad line.
@@ -80,7 +127,7 @@ func (r *Reader) Record() (*Record, error) {
 }
 
 // Err returns the first I/O error, if any.
-func (r *Reader) Err() error { return r.s.Err() }
+func (r *Reader) Err() error { return r.ioErr }
 
 // Writer appends records as JSON lines. It is safe for concurrent use.
 // Nothing is buffered: each Write hands one complete line to the
@@ -95,10 +142,11 @@ type Writer struct {
 // with O_APPEND).
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// Write appends one record, stamping its Version.
+// Write appends one record, stamping its Version, encoded by Marshal
+// (so within MaxRecordBytes; rec's own values are left whole).
 func (w *Writer) Write(rec *Record) error {
 	rec.Version = Version
-	b, err := json.Marshal(rec)
+	b, err := Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("record: encoding %s: %w", rec.ID, err)
 	}

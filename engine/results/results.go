@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -156,32 +157,49 @@ func OpenRuns(dir string) (*os.File, error) {
 	return os.OpenFile(filepath.Join(dir, RunsFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 }
 
-// Compact rewrites dir/runs.jsonl keeping the first pass or fail record of
-// each id, and returns those ids. bad counts the lines dropped as
-// unreadable (a truncated last line after a crash, typically).
-func Compact(dir string) (done map[string]bool, bad int, err error) {
+// Compacted says what Compact kept and dropped.
+type Compacted struct {
+	// Done holds the plan positions of the kept records: one pass or
+	// fail record per run.
+	Done       map[int64]struct{}
+	Errors     int // error records dropped: those runs run again
+	Duplicates int // pass or fail records of a run already kept
+	Foreign    int // records of runs the plan does not hold
+	Unknown    int // records whose outcome is not pass, fail or error
+	Bad        int // unreadable lines (a crash mid-write, typically)
+}
+
+// Compact rewrites dir/runs.jsonl for a resume, keeping the first pass or
+// fail record of each run of the job's plan, and says what it dropped.
+// locate gives a record's position in the plan, or false for a record of
+// a run the plan does not hold; it is called once per record with a known
+// outcome. Memory is proportional to the records kept, not to the plan.
+// When ctx ends, Compact returns its error and leaves the file as it was.
+func Compact(ctx context.Context, dir string, locate func(*record.Record) (int64, bool)) (*Compacted, error) {
+	res := &Compacted{Done: map[int64]struct{}{}}
 	path := filepath.Join(dir, RunsFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]bool{}, 0, nil
+		return res, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer f.Close()
-	done = map[string]bool{}
 	err = writeAtomic(path, func(w io.Writer) error {
 		r := record.NewReader(f, path)
 		for r.Scan() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			rec, err := r.Record()
 			if err != nil {
-				bad++
+				res.Bad++
 				continue
 			}
-			if rec.Outcome == record.Error || done[rec.ID] {
+			if keep := res.add(rec, locate); !keep {
 				continue
 			}
-			done[rec.ID] = true
 			if err := writeLine(w, rec); err != nil {
 				return err
 			}
@@ -192,9 +210,32 @@ func Compact(dir string) (done map[string]bool, bad int, err error) {
 		return nil
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return done, bad, nil
+	return res, nil
+}
+
+// add counts rec and reports whether Compact keeps it.
+func (c *Compacted) add(rec *record.Record, locate func(*record.Record) (int64, bool)) bool {
+	if !record.KnownOutcome(rec.Outcome) {
+		c.Unknown++
+		return false
+	}
+	i, ok := locate(rec)
+	switch {
+	case !ok:
+		c.Foreign++
+		return false
+	case rec.Outcome == record.Error:
+		c.Errors++
+		return false
+	}
+	if _, dup := c.Done[i]; dup {
+		c.Duplicates++
+		return false
+	}
+	c.Done[i] = struct{}{}
+	return true
 }
 
 // MergeResult says what Merge did.
@@ -202,6 +243,7 @@ type MergeResult struct {
 	Runs, Errors int // records written; of which outcome error
 	Duplicates   int // records dropped as duplicates of an id
 	Bad          int // unreadable lines skipped
+	Unknown      int // records skipped for an outcome other than pass, fail or error
 	// MissingShards lists shards of the job absent from the inputs
 	// ("2/4"); empty when the inputs cover the whole plan.
 	MissingShards []string
@@ -277,9 +319,13 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 		for pass := 1; pass <= 2; pass++ {
 			for _, d := range dirs {
 				err := eachRecord(d, func(rec *record.Record, lineErr error) error {
-					if lineErr != nil {
-						if pass == 1 {
+					if lineErr != nil || !record.KnownOutcome(rec.Outcome) {
+						switch {
+						case pass != 1:
+						case lineErr != nil:
 							res.Bad++
+						default:
+							res.Unknown++
 						}
 						return nil
 					}
@@ -341,9 +387,9 @@ func eachRecord(dir string, fn func(*record.Record, error) error) error {
 }
 
 // writeLine writes rec as one JSON line, as it was read (the version it
-// carries is kept).
+// carries is kept), within record.MaxRecordBytes.
 func writeLine(w io.Writer, rec *record.Record) error {
-	b, err := json.Marshal(rec)
+	b, err := record.Marshal(rec)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,6 +63,20 @@ func TestCreateUnique(t *testing.T) {
 	}
 }
 
+// byID locates records by the position of their id in ids; nil ids
+// locate every record (by the first letter of its id).
+func byID(ids ...string) func(*record.Record) (int64, bool) {
+	return func(r *record.Record) (int64, bool) {
+		if ids == nil {
+			return int64(r.ID[0]), true
+		}
+		i := slices.Index(ids, r.ID)
+		return int64(i), i >= 0
+	}
+}
+
+var all = byID()
+
 func TestCompact(t *testing.T) {
 	dir := t.TempDir()
 	writeRuns(t, dir, []record.Record{
@@ -69,12 +85,12 @@ func TestCompact(t *testing.T) {
 		{ID: "c", Outcome: record.Fail},
 		{ID: "a", Outcome: record.Fail}, // duplicate: first wins
 	}, `{"version":1,"id":"d","outc`) // a crash mid-line
-	done, bad, err := Compact(dir)
+	res, err := Compact(context.Background(), dir, all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bad != 1 || len(done) != 2 || !done["a"] || !done["c"] {
-		t.Fatalf("done = %v, bad = %d", done, bad)
+	if res.Errors != 1 || res.Duplicates != 1 || res.Bad != 1 || res.Foreign+res.Unknown != 0 || len(res.Done) != 2 {
+		t.Fatalf("compacted %+v", res)
 	}
 	if got := ids(t, dir); !slices.Equal(got, []string{"a:pass", "c:fail"}) {
 		t.Fatalf("after compact: %v", got)
@@ -85,8 +101,83 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("after append: %v", got)
 	}
 	empty := t.TempDir()
-	if done, _, err := Compact(empty); err != nil || len(done) != 0 {
-		t.Fatalf("no runs file: %v %v", done, err)
+	if res, err := Compact(context.Background(), empty, all); err != nil || len(res.Done) != 0 || res.Done == nil {
+		t.Fatalf("no runs file: %v %v", res, err)
+	}
+}
+
+// TestCompactKeepsOnlyThePlan: a record of a run the plan does not hold,
+// a record with an unknown outcome and an over-long line are dropped and
+// counted, not kept (the 300-run plan that reported 301 runs) nor counted
+// as errors; the lines after them survive.
+func TestCompactKeepsOnlyThePlan(t *testing.T) {
+	dir := t.TempDir()
+	long := `{"version":1,"id":"huge","outcome":"pass","trace":{"answer":"` + strings.Repeat("a", record.MaxLineBytes) + `"}}` + "\n"
+	writeRuns(t, dir, []record.Record{
+		{ID: "a", Outcome: record.Pass},
+		{ID: "foreign", Outcome: record.Pass},
+		{ID: "b", Outcome: "timeout"},
+	}, long)
+	writeRuns(t, dir, []record.Record{{ID: "c", Outcome: record.Fail}}, "")
+	var asked []string
+	locate := byID("a", "b", "c")
+	res, err := Compact(context.Background(), dir, func(r *record.Record) (int64, bool) {
+		asked = append(asked, r.ID)
+		return locate(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Foreign != 1 || res.Unknown != 1 || res.Bad != 1 || res.Errors+res.Duplicates != 0 || len(res.Done) != 2 {
+		t.Fatalf("compacted %+v", res)
+	}
+	if _, ok := res.Done[0]; !ok {
+		t.Errorf("done positions %v, want 0 and 2", res.Done)
+	}
+	if _, ok := res.Done[2]; !ok {
+		t.Errorf("done positions %v, want 0 and 2", res.Done)
+	}
+	if !slices.Equal(asked, []string{"a", "foreign", "c"}) {
+		t.Errorf("inPlan asked about %v", asked)
+	}
+	if got := ids(t, dir); !slices.Equal(got, []string{"a:pass", "c:fail"}) {
+		t.Fatalf("after compact: %v", got)
+	}
+}
+
+// TestCompactCancelled: a cancelled context stops Compact and leaves the
+// file as it was.
+func TestCompactCancelled(t *testing.T) {
+	dir := t.TempDir()
+	writeRuns(t, dir, []record.Record{{ID: "a", Outcome: record.Pass}, {ID: "b", Outcome: record.Error}}, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Compact(ctx, dir, all); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if got := ids(t, dir); !slices.Equal(got, []string{"a:pass", "b:error"}) {
+		t.Fatalf("after a cancelled compact: %v", got)
+	}
+}
+
+// TestMergeSkipsUnknownAndLongLines: merge counts a record with an
+// unknown outcome and an over-long line apart, keeps neither, and merges
+// the rest.
+func TestMergeSkipsUnknownAndLongLines(t *testing.T) {
+	root := t.TempDir()
+	s0 := shardDir(t, root, "0/1", "cfg", []record.Record{{ID: "a", Outcome: record.Pass}, {ID: "b", Outcome: "weird"}})
+	writeRuns(t, s0, nil, `{"version":1,"id":"huge","outcome":"pass","trace":{"answer":"`+strings.Repeat("a", record.MaxLineBytes)+`"}}`+"\n")
+	writeRuns(t, s0, []record.Record{{ID: "c", Outcome: record.Fail}}, "")
+	out := filepath.Join(root, "merged")
+	res, err := Merge(out, []string{s0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Runs != 2 || res.Unknown != 1 || res.Bad != 1 || res.Errors != 0 {
+		t.Fatalf("merge result %+v", res)
+	}
+	if got := ids(t, out); !slices.Equal(got, []string{"a:pass", "c:fail"}) {
+		t.Fatalf("merged runs %v", got)
 	}
 }
 
