@@ -144,14 +144,30 @@ matrix: models: ["m"]
 	}
 }
 
-func TestStderrTail(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "log")
-	if got := stderrTail(p); got != "" {
-		t.Errorf("missing log: %q", got)
+// TestCommandServerDiesAtStartup: a server that dies before the
+// handshake stops the job with an error quoting the first lines of its
+// stderr (the cause), not the last, and leaves no result directory.
+func TestCommandServerDiesAtStartup(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.MkdirAll("cases", 0o755)
+	os.WriteFile("cases/c.yaml", []byte("id: hi\nprompt: Hi.\nexpect: {no_calls: true}\n"), 0o644)
+	os.WriteFile("dies.cue", []byte(`
+name: "dies"
+cases: ["cases/*.yaml"]
+server: command: ["sh", "-c", "echo 'SyntaxError: the cause' >&2; i=0; while [ $i -lt 30 ]; do echo '  at line '$i >&2; i=$((i+1)); done; echo 'Node.js v20.19.0' >&2; exit 1"]
+backend: replay: "unused"
+matrix: models: ["m"]
+`), 0o644)
+	_, err := Run(context.Background(), Options{ConfigPath: "dies.cue", Backend: callNeed{}})
+	if err == nil {
+		t.Fatal("want an error")
 	}
-	os.WriteFile(p, []byte("starting\nfatal: no database\n\n"), 0o644)
-	if got := stderrTail(p); !strings.HasSuffix(got, "ends: fatal: no database") || !strings.Contains(got, p) {
-		t.Errorf("got %q", got)
+	msg := err.Error()
+	_, quoted, _ := strings.Cut(msg, "the server's stderr begins:\n")
+	if !strings.Contains(msg, "connecting to the MCP server, nothing ran") || !strings.HasPrefix(quoted, "  SyntaxError: the cause\n    at line 0\n") || strings.Contains(quoted, "Node.js") {
+		t.Errorf("error does not quote the first stderr lines:\n%s", msg)
+	}
+	if ents, _ := os.ReadDir("results/dies"); len(ents) > 0 {
+		t.Errorf("a result directory was left behind: %v", ents)
 	}
 }

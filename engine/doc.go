@@ -8,14 +8,14 @@
 //     config kept in the result directory's config.json), load the cases
 //     and compile their expectations. Any error stops here.
 //  2. Build the lazy plan (package plan), apply filters and the shard.
-//  3. Build the backend from the config (Ollama or replay; wrapped in a
-//     cassette recorder with --record, and in a per-host concurrency
-//     limit), and preflight it: if the server is down or a model is
-//     missing, nothing runs.
+//  3. Build the backend from the config (Ollama, OpenAI-compatible or
+//     replay; wrapped in a cassette recorder with --record, and in a
+//     per-host concurrency limit), and preflight it: if the server is down
+//     or a model is missing, nothing runs.
 //  4. Create the result directory (package results), unless resuming; a
 //     command server's stderr log goes there. If the job then fails
-//     before its first run, the directory is removed again (kept when the
-//     log holds something).
+//     before its first run, the directory is removed again (a server that
+//     died at start-up has the first lines of its stderr in the error).
 //  5. Connect to the MCP server (package session) and list its tools; a
 //     server that does not answer within two minutes stops the job. On
 //     resume, compact runs.jsonl to the runs that finished with pass or

@@ -11,7 +11,11 @@
 //     run borrows an idle connection or opens a new one, so at most one
 //     connection per concurrent run exists; a connection that failed is
 //     closed, not reused. The subprocess's stderr goes to the writer the
-//     caller gives (the engine uses <resultsdir>/server-stderr.log).
+//     caller gives (the engine uses <resultsdir>/server-stderr.log); when
+//     the first connection fails (the server died at start-up), the error
+//     quotes the first lines of that stderr, where the cause is. Its
+//     environment is not toolward's: only InheritedEnv (PATH, HOME, …)
+//     plus server.env, unless server.inherit_env (see CommandEnv).
 //   - url: streamable HTTP, pooled the same way, with the configured
 //     headers on every request.
 //
@@ -20,8 +24,9 @@
 // per connection is seen by later runs on the same connection. Only the
 // builtin server guarantees a fresh sandbox per run.
 //
-// Tools are listed once per Source and cached (the list of a server does
-// not change during a job). Session.Call applies the confirm gate:
+// Tools are listed once per Source, every page, and cached (the list of a
+// server does not change during a job), with the server's Info from the
+// handshake. Session.Call applies the confirm gate:
 //
 //   - A tool is gated when its MCP annotations do not rule out harm, by the
 //     MCP defaults (readOnlyHint defaults to false, destructiveHint to

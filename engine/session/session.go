@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -40,13 +39,23 @@ type Error struct {
 	Msg       string
 	Retryable bool
 	Err       error
+	// Stderr, set when a command server failed to start (Open), quotes
+	// the first lines of its stderr, where the cause usually is; Hint
+	// then says what its environment lacked. Error appends both on lines
+	// of their own.
+	Stderr string
+	Hint   string
 }
 
 func (e *Error) Error() string {
+	msg := e.Msg
 	if e.Err != nil {
-		return e.Msg + ": " + e.Err.Error()
+		msg += ": " + e.Err.Error()
 	}
-	return e.Msg
+	if e.Hint != "" {
+		return msg + e.Stderr + "\n" + e.Hint
+	}
+	return msg + e.Stderr
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -58,7 +67,8 @@ type Options struct {
 	// Builtin is the in-process server for Server.Builtin. Each Session
 	// connects to it with its own in-process client.
 	Builtin *server.MCPServer
-	// Stderr receives a command server's stderr; nil discards it.
+	// Stderr receives a command server's stderr; nil discards it. The
+	// server's environment is CommandEnv's.
 	Stderr io.Writer
 	// ClientVersion is sent as the MCP client version ("" means "dev").
 	ClientVersion string
@@ -67,9 +77,11 @@ type Options struct {
 // Source is one MCP server for the length of a job. It is safe for
 // concurrent use.
 type Source struct {
-	opts  Options
-	tools []toolset.Tool
-	gated map[string]bool
+	opts   Options
+	info   Info
+	listed []mcp.Tool
+	tools  []toolset.Tool
+	gated  map[string]bool
 
 	life   context.Context // bounds subprocesses
 	cancel context.CancelFunc
@@ -80,11 +92,22 @@ type Source struct {
 }
 
 type conn struct {
-	c *client.Client
-	h *elicitor
+	c      *client.Client
+	h      *elicitor
+	hello  *mcp.InitializeResult // the server's answer to initialize
+	stderr *stderrHead           // nil unless a command server
 }
 
-// Open connects to the server, lists its tools and keeps them.
+// Info is what a server says about itself in the initialize handshake.
+type Info struct {
+	Name            string // serverInfo.name
+	Version         string // serverInfo.version
+	ProtocolVersion string // the protocol version it chose
+}
+
+// Open connects to the server, lists its tools and keeps them. When a
+// command server fails to start, the *Error quotes the first lines of its
+// stderr.
 func Open(ctx context.Context, opts Options) (*Source, error) {
 	switch n := countSet(opts.Server); {
 	case n != 1:
@@ -94,26 +117,49 @@ func Open(ctx context.Context, opts Options) (*Source, error) {
 	}
 	s := &Source{opts: opts}
 	s.life, s.cancel = context.WithCancel(context.Background())
-	c, err := s.dial(ctx)
+	c, err := s.dial(ctx, true)
 	if err != nil {
 		s.cancel()
 		return nil, err
 	}
+	s.info = Info{Name: c.hello.ServerInfo.Name, Version: c.hello.ServerInfo.Version, ProtocolVersion: c.hello.ProtocolVersion}
 	if err := s.list(ctx, c); err != nil {
 		c.c.Close()
 		s.cancel()
-		return nil, err
+		return nil, withStderr(err, c.stderr)
 	}
 	s.put(c, false)
 	return s, nil
 }
 
+// withStderr adds the quoted beginning of a command server's stderr to a
+// start-up error. Call it after closing the connection, so that the
+// stream is complete.
+func withStderr(err error, h *stderrHead) error {
+	var se *Error
+	if q := h.quote(); q != "" && errors.As(err, &se) {
+		se.Stderr = q
+	}
+	return err
+}
+
 // list fills the source's tools from the server's listing.
 func (s *Source) list(ctx context.Context, c *conn) error {
+	// ListTools follows pagination cursors (and refuses a cursor loop).
 	lt, err := c.c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return &Error{Kind: "mcp", Msg: "listing tools of " + s.describe(), Err: err}
 	}
+	// TODO: the input schema is what mcp-go's client decoded: its
+	// ToolArgumentsSchema keeps only type, properties (in order),
+	// required, additionalProperties and $defs (draft-07 definitions
+	// renamed), and nested objects come back with sorted keys. Passing
+	// the server's own JSON needs the raw tools/list result, e.g. from a
+	// transport wrapper embedding *transport.Stdio or
+	// *transport.StreamableHTTP (which keeps their optional interfaces)
+	// that records it; the Ollama conversion would then have to carry
+	// draft-07 definitions too.
+	s.listed = lt.Tools
 	s.gated = make(map[string]bool, len(lt.Tools))
 	for _, t := range lt.Tools {
 		schema := t.RawInputSchema
@@ -162,6 +208,15 @@ func Gated(a mcp.ToolAnnotation) bool {
 // modify the slice.
 func (s *Source) Tools() []toolset.Tool { return s.tools }
 
+// Listed returns the tools as the server listed them, with annotations,
+// titles and output schemas, as mcp-go's client decoded them (see Tools
+// for the input schema), in the order of Tools. Callers must not modify
+// the slice.
+func (s *Source) Listed() []mcp.Tool { return s.listed }
+
+// Info returns what the server said about itself when Open connected.
+func (s *Source) Info() Info { return s.info }
+
 // describe names the server for messages.
 func (s *Source) describe() string {
 	switch {
@@ -174,12 +229,16 @@ func (s *Source) describe() string {
 	}
 }
 
-// dial opens a new connection and initialises it.
-func (s *Source) dial(ctx context.Context) (*conn, error) {
+// dial opens a new connection and initialises it. With startup (the
+// first connection, from Open), a command server's error quotes the
+// beginning of its stderr; later connections' errors become run records,
+// which keep to one line, and the stderr log has the rest.
+func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	h := &elicitor{}
 	opt := client.WithElicitationHandler(h)
 	var c *client.Client
 	var err error
+	var head *stderrHead
 	srv := s.opts.Server
 	switch {
 	case srv.Builtin != nil:
@@ -188,16 +247,8 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 		// the bundled server's elicitation works the same.
 		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	case len(srv.Command) > 0:
-		env := make([]string, 0, len(srv.Env))
-		for k, v := range srv.Env {
-			env = append(env, k+"="+v)
-		}
-		sort.Strings(env)
-		stderr := s.opts.Stderr
-		if stderr == nil {
-			stderr = io.Discard
-		}
-		t := transport.NewStdioWithOptions(srv.Command[0], env, srv.Command[1:], transport.WithCommandStderrWriter(stderr))
+		head = newStderrHead(s.opts.Stderr)
+		t := transport.NewStdioWithOptions(srv.Command[0], nil, srv.Command[1:], transport.WithCommandFunc(commandFunc(srv, head)))
 		c = client.NewClient(t, opt)
 	default:
 		var t *transport.StreamableHTTP
@@ -212,15 +263,36 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 	// The transport lives as long as the source (for command: the
 	// subprocess); the request below is bounded by ctx.
 	if err := c.Start(s.life); err != nil {
-		return nil, &Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}
+		c.Close()
+		return nil, s.startErr(&Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}, startup, head, false)
 	}
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "toolward", Version: cmp.Or(s.opts.ClientVersion, "dev")}
-	if _, err := c.Initialize(ctx, req); err != nil {
+	hello, err := c.Initialize(ctx, req)
+	if err != nil {
+		// Closing waits for the subprocess, so its stderr is complete.
 		c.Close()
-		return nil, &Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}
+		return nil, s.startErr(&Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}, startup, head, true)
 	}
-	return &conn{c: c, h: h}, nil
+	return &conn{c: c, h: h, hello: hello, stderr: head}, nil
+}
+
+// envHint reminds that a command server did not get toolward's whole
+// environment, the likely cause when it needs a token or a proxy.
+const envHint = "note: the server gets only PATH, HOME and a few more of toolward's environment variables; name the ones it needs in server.env, or set server.inherit_env: true"
+
+// startErr adds the server's stderr to err when dialling from Open, and
+// envHint when a command server without inherit_env started (ran) and
+// then failed.
+func (s *Source) startErr(err error, startup bool, head *stderrHead, ran bool) error {
+	if !startup {
+		return err
+	}
+	var se *Error
+	if ran && head != nil && !s.opts.Server.InheritEnv && errors.As(err, &se) {
+		se.Hint = envHint
+	}
+	return withStderr(err, head)
 }
 
 // put returns a connection after use. Builtin connections are never
@@ -257,7 +329,7 @@ func (s *Source) Session(ctx context.Context, mode string) (*Session, error) {
 	s.mu.Unlock()
 	if c == nil {
 		var err error
-		if c, err = s.dial(ctx); err != nil {
+		if c, err = s.dial(ctx, false); err != nil {
 			return nil, err
 		}
 	}

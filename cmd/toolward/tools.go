@@ -1,0 +1,505 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/toolward/toolward/engine"
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/ollama"
+	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema"
+)
+
+func init() {
+	register(&command{name: "tools", summary: "list a server's tools as the model receives them", run: runTools})
+}
+
+const toolsUsage = `usage: toolward tools [flags] CONFIG
+       toolward tools [flags] -- COMMAND [ARG...]
+       toolward tools [flags] --url URL [--header K=V]...
+
+Connects to an MCP server (CONFIG's server, a stdio COMMAND, or a
+streamable HTTP URL) and prints its name and version, then every tool in
+listing order as the model receives it: the name, the description (after
+the description set --descriptions), the parameter schema exactly as the
+backend sends it, the MCP annotations, and whether confirm modes approve
+and deny gate the tool (under approve a gated call is made and recorded
+approved; under deny it is not made and the model is told the user
+declined). A run offers a subset of these tools in a shuffled order.
+
+--backend picks the conversion: ollama (what Ollama's /api/chat gets; the
+default without a config, and for an ollama config) or mcp (the JSON
+Schema as the server lists it; the default for an openai config, which
+sends it unchanged, and for a replay config, which sends tools to no
+model).
+
+A COMMAND server gets the same environment as under "toolward run":
+PATH, HOME and a few more of toolward's variables, plus --env; with
+--inherit-env, all of them. Its stderr is discarded unless it fails to
+start, when the error quotes its first lines.
+
+Flags:
+`
+
+// toolsTimeout bounds connecting and listing, as for run (npx -y may
+// first download the server).
+const toolsTimeout = 2 * time.Minute
+
+// toolsFlags are the parsed arguments of toolward tools.
+type toolsFlags struct {
+	config       string
+	command      []string
+	url          string
+	headers      multiFlag
+	env          multiFlag
+	inheritEnv   bool
+	descriptions string
+	backend      string
+	format       string
+	timeout      time.Duration
+}
+
+func runTools(args []string, stdout, stderr io.Writer) int {
+	tf, code := parseToolsFlags(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	out, err := listTools(tf)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward tools:", err)
+		return 1
+	}
+	for _, w := range out.warnings {
+		fmt.Fprintln(stderr, "toolward tools: warning:", w)
+	}
+	if tf.format == "json" {
+		err = writeToolsJSON(stdout, out)
+	} else {
+		err = writeToolsText(stdout, out)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward tools:", err)
+		return 1
+	}
+	return 0
+}
+
+// parseToolsFlags returns the flags, or an exit code >= 0 when the
+// command must stop (help, usage error).
+func parseToolsFlags(args []string, stderr io.Writer) (*toolsFlags, int) {
+	tf := &toolsFlags{}
+	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, toolsUsage); fs.PrintDefaults() }
+	fs.StringVar(&tf.url, "url", "", "connect to the streamable HTTP server at `URL`")
+	fs.Var(&tf.headers, "header", "send HTTP header `K=V` with --url (repeatable)")
+	fs.Var(&tf.env, "env", "set `K=V` in a COMMAND server's environment (repeatable)")
+	fs.BoolVar(&tf.inheritEnv, "inherit-env", false, "pass toolward's whole environment to a COMMAND server")
+	fs.StringVar(&tf.descriptions, "descriptions", "default", "description set `NAME` (the config's description_sets, fixtures/descriptions/NAME.yaml, or a .yaml file)")
+	fs.StringVar(&tf.backend, "backend", "", "show tools as backend `NAME` sends them: "+strings.Join(slices.Sorted(maps.Keys(converters)), ", "))
+	fs.StringVar(&tf.format, "format", "text", "output `format`: text or json")
+	fs.DurationVar(&tf.timeout, "timeout", toolsTimeout, "give up connecting and listing after `D`")
+	var cmd []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, cmd = args[:i], args[i+1:]
+		if len(cmd) == 0 {
+			fmt.Fprintln(stderr, "toolward tools: want a COMMAND after --")
+			return nil, 2
+		}
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0
+		}
+		return nil, 2
+	}
+	tf.command = cmd
+	if len(pos) > 1 {
+		fmt.Fprintf(stderr, "toolward tools: unexpected argument %q\n", pos[1])
+		return nil, 2
+	}
+	if len(pos) == 1 {
+		tf.config = pos[0]
+	}
+	if msg := tf.check(); msg != "" {
+		fmt.Fprintln(stderr, "toolward tools:", msg)
+		return nil, 2
+	}
+	return tf, -1
+}
+
+// check returns a usage message for inconsistent flags, or "".
+func (tf *toolsFlags) check() string {
+	n := 0
+	for _, set := range []bool{tf.config != "", len(tf.command) > 0, tf.url != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return "want exactly one of CONFIG, -- COMMAND, --url URL (see -h)"
+	case tf.url != "" && !strings.HasPrefix(tf.url, "http://") && !strings.HasPrefix(tf.url, "https://"):
+		return fmt.Sprintf("--url must start with http:// or https://, got %q", tf.url)
+	case len(tf.headers) > 0 && tf.url == "":
+		return "--header applies to --url only"
+	case (len(tf.env) > 0 || tf.inheritEnv) && len(tf.command) == 0:
+		return "--env and --inherit-env apply to -- COMMAND only (a config sets server.env)"
+	case tf.timeout <= 0:
+		return fmt.Sprintf("--timeout must be positive, got %s", tf.timeout)
+	case tf.format != "text" && tf.format != "json":
+		return fmt.Sprintf("--format must be text or json, got %q", tf.format)
+	case tf.backend != "" && converters[tf.backend] == nil:
+		return fmt.Sprintf("--backend must be one of %s, got %q", strings.Join(slices.Sorted(maps.Keys(converters)), ", "), tf.backend)
+	}
+	if _, err := keyValues(tf.env, "--env"); err != nil {
+		return err.Error()
+	}
+	if _, err := keyValues(tf.headers, "--header"); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// sentTool is one tool as a backend sends it to the model.
+type sentTool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// converters turn a tool into what each backend sends the model. Adding
+// a backend is one entry.
+//
+// TODO: add "openai" once engine/backend/openai exports its tool
+// encoding (today the unexported encodeTool): the entry is
+// "openai": func(t backend.Tool) (sentTool, error) { return functionTool(openai.EncodeTool(t)) }.
+var converters = map[string]func(backend.Tool) (sentTool, error){
+	"ollama": func(t backend.Tool) (sentTool, error) {
+		ot, err := ollama.ConvertTool(t)
+		if err != nil {
+			return sentTool{}, err
+		}
+		b, err := json.Marshal(ot)
+		return functionTool(b, err)
+	},
+	"mcp": func(t backend.Tool) (sentTool, error) {
+		p := bytes.TrimSpace(t.InputSchema)
+		if len(p) == 0 || string(p) == "null" {
+			p = []byte(`{"type":"object"}`)
+		}
+		return sentTool{Name: t.Name, Description: t.Description, Parameters: p}, nil
+	},
+}
+
+// functionTool decodes a tool in the function-calling wire form that
+// Ollama and OpenAI-compatible servers share:
+// {"type":"function","function":{"name","description","parameters"}}.
+func functionTool(wire []byte, err error) (sentTool, error) {
+	if err != nil {
+		return sentTool{}, err
+	}
+	var w struct {
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(wire, &w); err != nil {
+		return sentTool{}, fmt.Errorf("decoding the tool as sent: %w", err)
+	}
+	return sentTool{Name: w.Function.Name, Description: w.Function.Description, Parameters: w.Function.Parameters}, nil
+}
+
+// toolsOutput is what toolward tools prints.
+type toolsOutput struct {
+	Server       serverOut `json:"server"`
+	Backend      string    `json:"backend"`
+	Descriptions string    `json:"descriptions"`
+	Tools        []toolOut `json:"tools"`
+	warnings     []string  // printed on stderr
+}
+
+type serverOut struct {
+	Name            string `json:"name"`
+	Version         string `json:"version"`
+	ProtocolVersion string `json:"protocol_version"`
+	Connection      string `json:"connection"` // builtin, command …, url …
+}
+
+type toolOut struct {
+	Name string `json:"name"`
+	// Description is what the model reads; DescriptionSet names the set
+	// it came from, "" when it is the server's own.
+	Description    string          `json:"description"`
+	DescriptionSet string          `json:"description_set,omitempty"`
+	Parameters     json.RawMessage `json:"parameters"`
+	// Annotations are the MCP annotations as listed; nil when none.
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Gated       bool            `json:"gated"`
+	GateReason  string          `json:"gate_reason"`
+}
+
+// toolsTarget is the server, backend and description set to show.
+type toolsTarget struct {
+	server       schema.Server
+	backend      string
+	descName     string // description set name, "default" for the server's own
+	descriptions toolset.Descriptions
+}
+
+// listTools connects to the server tf names and lists its tools.
+func listTools(tf *toolsFlags) (*toolsOutput, error) {
+	tg, err := resolveTools(tf)
+	if err != nil {
+		return nil, err
+	}
+	opts := session.Options{Server: tg.server, ClientVersion: engine.Version()}
+	if b := tg.server.Builtin; b != nil {
+		if opts.Builtin, err = engine.Bundled(*b); err != nil {
+			return nil, fmt.Errorf("starting the builtin MCP server: %w", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tf.timeout)
+	defer cancel()
+	src, err := session.Open(ctx, opts)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s: %w", tf.timeout, err)
+		}
+		return nil, fmt.Errorf("connecting to the MCP server: %w", err)
+	}
+	defer src.Close()
+	out, err := describeTools(src, tg)
+	if err != nil {
+		return nil, err
+	}
+	out.warnings = unknownDescribed(tg.descriptions, src.Tools(), tg.descName)
+	return out, nil
+}
+
+// resolveTools works out the server, backend and description set from
+// the flags (and the config, if one is given).
+func resolveTools(tf *toolsFlags) (*toolsTarget, error) {
+	tg := &toolsTarget{backend: tf.backend, descName: tf.descriptions}
+	cfg := &schema.Config{}
+	switch {
+	case tf.config != "":
+		var err error
+		if cfg, err = schema.LoadConfig(tf.config); err != nil {
+			return nil, err
+		}
+		tg.server = cfg.Server
+		if tg.backend == "" {
+			tg.backend = configBackend(cfg.Backend)
+		}
+	case len(tf.command) > 0:
+		env, _ := keyValues(tf.env, "--env") // checked by check
+		tg.server = schema.Server{Command: tf.command, Env: env, InheritEnv: tf.inheritEnv}
+	default:
+		h, _ := keyValues(tf.headers, "--header")
+		tg.server = schema.Server{URL: tf.url, Headers: h}
+	}
+	if tg.backend == "" {
+		tg.backend = "ollama"
+	}
+	if tf.descriptions != "default" {
+		path := schema.DescriptionFile(cfg, tf.descriptions)
+		if strings.HasSuffix(tf.descriptions, ".yaml") || strings.HasSuffix(tf.descriptions, ".yml") {
+			if _, named := cfg.DescriptionSets[tf.descriptions]; !named {
+				path = tf.descriptions
+			}
+		}
+		d, err := toolset.LoadDescriptions(path)
+		if err != nil {
+			return nil, fmt.Errorf("--descriptions %s: %w", tf.descriptions, err)
+		}
+		tg.descriptions = d
+	}
+	return tg, nil
+}
+
+// configBackend is the converter matching a config's backend.
+func configBackend(b schema.Backend) string {
+	switch {
+	case b.Ollama != nil:
+		return "ollama"
+	case b.OpenAI != nil:
+		// An OpenAI-compatible server gets the MCP input schema unchanged
+		// as the function's parameters (engine/backend/openai), which is
+		// what mcp shows; see the TODO on converters.
+		return "mcp"
+	}
+	// replay sends tools to no model: show them as the server lists them.
+	return "mcp"
+}
+
+// keyValues parses K=V flag values.
+func keyValues(kvs []string, flagName string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsAny(k, " \t:") {
+			return nil, fmt.Errorf("%s %q: want K=V (a name without spaces or colons, then =)", flagName, kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// describeTools converts every tool of src for the target's backend.
+func describeTools(src *session.Source, tg *toolsTarget) (*toolsOutput, error) {
+	info := src.Info()
+	out := &toolsOutput{
+		Server:       serverOut{Name: info.Name, Version: info.Version, ProtocolVersion: info.ProtocolVersion, Connection: connection(tg.server)},
+		Backend:      tg.backend,
+		Descriptions: tg.descName,
+		Tools:        []toolOut{},
+	}
+	convert := converters[tg.backend]
+	tools := tg.descriptions.Apply(src.Tools())
+	for i, t := range tools {
+		st, err := convert(backend.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		to := toolOut{Name: st.Name, Description: st.Description, Parameters: st.Parameters}
+		if _, ok := tg.descriptions[t.Name]; ok {
+			to.DescriptionSet = tg.descName
+		}
+		listed := src.Listed()[i]
+		if a, _ := json.Marshal(listed.Annotations); string(a) != "{}" {
+			to.Annotations = a
+		}
+		to.Gated, to.GateReason = gate(listed.Annotations)
+		out.Tools = append(out.Tools, to)
+	}
+	return out, nil
+}
+
+// connection names how the server was reached.
+func connection(s schema.Server) string {
+	switch {
+	case s.Builtin != nil:
+		return "builtin"
+	case len(s.Command) > 0:
+		return "command: " + strings.Join(s.Command, " ")
+	}
+	return "url: " + s.URL
+}
+
+// gate says whether confirm modes gate a tool, and why (session.Gated
+// decides; this explains it).
+func gate(a mcp.ToolAnnotation) (bool, string) {
+	g := session.Gated(a)
+	switch {
+	case a.ReadOnlyHint != nil && *a.ReadOnlyHint:
+		return g, "readOnlyHint: true"
+	case a.DestructiveHint != nil && !*a.DestructiveHint:
+		return g, "destructiveHint: false"
+	case a.DestructiveHint != nil:
+		return g, "destructiveHint: true"
+	case a.ReadOnlyHint != nil:
+		return g, "readOnlyHint: false, no destructiveHint (MCP default: destructive)"
+	}
+	return g, "no readOnlyHint or destructiveHint (MCP defaults: may write, destructive)"
+}
+
+// unknownDescribed warns about description-set entries that name no tool
+// of the server (a typo there silently changes nothing).
+func unknownDescribed(d toolset.Descriptions, tools []toolset.Tool, set string) []string {
+	var unknown []string
+	for name := range d {
+		if !slices.ContainsFunc(tools, func(t toolset.Tool) bool { return t.Name == name }) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return []string{fmt.Sprintf("description set %s names tools the server does not offer: %s", set, strings.Join(unknown, ", "))}
+}
+
+func writeToolsJSON(w io.Writer, out *toolsOutput) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func writeToolsText(w io.Writer, out *toolsOutput) error {
+	var b bytes.Buffer
+	s := out.Server
+	fmt.Fprintf(&b, "server: %s %s (%s), MCP %s\n", textSafe(s.Name), textSafe(s.Version), s.Connection, textSafe(s.ProtocolVersion))
+	fmt.Fprintf(&b, "%s; %s; descriptions %s\n", plural(len(out.Tools), "tool"), schemaSource(out.Backend), out.Descriptions)
+	for _, t := range out.Tools {
+		fmt.Fprintf(&b, "\n%s\n", textSafe(t.Name))
+		label := "description"
+		if t.DescriptionSet != "" {
+			label += " (set " + t.DescriptionSet + ")"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", label, indentRest(textSafe(t.Description), "    "))
+		ann := "none"
+		if t.Annotations != nil {
+			ann = string(t.Annotations)
+		}
+		fmt.Fprintf(&b, "  annotations: %s\n", ann)
+		if t.Gated {
+			fmt.Fprintf(&b, "  confirm: gated (%s): approve makes the call, deny refuses it\n", t.GateReason)
+		} else {
+			fmt.Fprintf(&b, "  confirm: not gated (%s)\n", t.GateReason)
+		}
+		var p bytes.Buffer
+		if json.Indent(&p, t.Parameters, "    ", "  ") != nil {
+			p.Reset()
+			p.Write(t.Parameters)
+		}
+		fmt.Fprintf(&b, "  parameters:\n    %s\n", p.String())
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// schemaSource says where the shown parameter schemas come from.
+func schemaSource(backend string) string {
+	if backend == "mcp" {
+		return "parameters as the server lists them (--backend mcp)"
+	}
+	return "name, description and parameters as backend " + backend + " sends them"
+}
+
+// textSafe replaces control characters other than newline and tab with
+// U+FFFD: what a server sends must not drive the user's terminal. (JSON
+// output escapes them anyway.)
+func textSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// indentRest indents every line of s after the first.
+func indentRest(s, indent string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
+}
