@@ -129,7 +129,7 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 				return out, err
 			}
 			out.Trace.Calls = append(out.Trace.Calls, call)
-			req.Messages = append(req.Messages, backend.Message{Role: "tool", Content: call.Result, ToolName: tc.Name})
+			req.Messages = append(req.Messages, backend.Message{Role: "tool", Content: call.Result, ToolName: tc.Name, ToolCallID: tc.ID})
 		}
 	}
 	out.OutOfTurns = true

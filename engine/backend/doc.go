@@ -4,9 +4,12 @@
 //
 //   - ollama: a live Ollama server (github.com/ollama/ollama/api), with a
 //     preflight that checks models and tool support.
+//   - openai: any OpenAI-compatible /chat/completions server (llama-server,
+//     vLLM, SGLang, LM Studio, Ollama's /v1, OpenAI), streamed or not.
 //   - replay: answers from hand-written or recorded YAML cassettes, and the
 //     Recorder that writes them.
 //
 // Backends return a *Error for infrastructure failures; its Kind says what
-// failed and Retryable whether a retry may help.
+// failed, Retryable whether a retry may help and RetryAfter how long the
+// server asked to wait first.
 package backend

@@ -1,0 +1,343 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolward/toolward/engine/backend"
+)
+
+// DefaultBaseURL is llama-server's address; the base URL is the API root,
+// the part before /chat/completions.
+const DefaultBaseURL = "http://127.0.0.1:8080/v1"
+
+// DefaultMaxReplyBytes bounds one reply's content, reasoning and tool call
+// arguments together when Config.MaxReplyBytes is 0.
+const DefaultMaxReplyBytes = 4 << 20
+
+// Config configures the backend. The zero value talks to DefaultBaseURL
+// without an API key, streams, and sends none of the optional fields.
+type Config struct {
+	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 for
+	// Ollama; "" means DefaultBaseURL. A URL without a scheme gets http://.
+	BaseURL string
+	// APIKeyEnv names the environment variable holding the API key, read
+	// by New and sent as "Authorization: Bearer …"; "" sends no key. The
+	// key itself is never part of a Config, so it cannot reach
+	// config.json.
+	APIKeyEnv string
+	// Headers are added to every request (e.g. an organisation header).
+	Headers map[string]string
+	// MaxTokens, when positive, is sent as max_tokens.
+	MaxTokens int
+	// ToolChoice, when set ("auto", "none", "required"), is sent as
+	// tool_choice with requests that offer tools.
+	ToolChoice string
+	// ParallelToolCalls, when set, is sent as parallel_tool_calls with
+	// requests that offer tools.
+	ParallelToolCalls *bool
+	// NoStream asks for whole replies instead of server-sent events.
+	NoStream bool
+	// MaxReplyBytes bounds what one reply may hold (content, reasoning
+	// and tool call arguments); 0 means DefaultMaxReplyBytes. A longer
+	// streamed reply is cut there and its DoneReason is DoneReplyLimit.
+	MaxReplyBytes int
+	// HTTPClient is used for every request; nil means a client with no
+	// timeout (requests are bounded by their context) that keeps up to 64
+	// idle connections per host.
+	HTTPClient *http.Client
+}
+
+// transport keeps enough idle connections per host for a job's workers
+// (the default keeps 2, so more workers would reconnect on most requests).
+var transport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}()
+
+// Backend talks to an OpenAI-compatible server. It is safe for concurrent
+// use.
+type Backend struct {
+	base    string // without a trailing slash
+	key     string
+	keyEnv  string
+	headers http.Header
+	cfg     Config
+	limit   int
+	client  *http.Client
+
+	// encoded memoises each tool's wire JSON by its name, description and
+	// schema: every turn of every run offers tools, but few distinct ones.
+	mu      sync.RWMutex
+	encoded map[string]json.RawMessage
+}
+
+var (
+	_ backend.Backend     = (*Backend)(nil)
+	_ backend.Preflighter = (*Backend)(nil)
+)
+
+// New returns a backend for cfg. It reads the API key from the
+// environment but does not contact the server; call Preflight for that.
+func New(cfg Config) (*Backend, error) {
+	base := cfg.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("openai: bad base_url %q: want a URL such as %s", cfg.BaseURL, DefaultBaseURL)
+	}
+	if cfg.MaxTokens < 0 || cfg.MaxReplyBytes < 0 {
+		return nil, errors.New("openai: max_tokens and the reply limit must not be negative")
+	}
+	b := &Backend{
+		base: strings.TrimRight(u.String(), "/"), keyEnv: cfg.APIKeyEnv, cfg: cfg,
+		limit: cfg.MaxReplyBytes, client: cfg.HTTPClient, headers: http.Header{},
+		encoded: map[string]json.RawMessage{},
+	}
+	if b.limit == 0 {
+		b.limit = DefaultMaxReplyBytes
+	}
+	if b.client == nil {
+		b.client = &http.Client{Transport: transport}
+	}
+	if cfg.APIKeyEnv != "" {
+		if b.key = os.Getenv(cfg.APIKeyEnv); b.key == "" {
+			return nil, fmt.Errorf("openai: backend.openai.api_key_env names $%s, which is not set; export it with the API key, or remove api_key_env for a server without keys", cfg.APIKeyEnv)
+		}
+	}
+	for k, v := range cfg.Headers {
+		b.headers.Set(k, v)
+	}
+	b.headers.Set("Content-Type", "application/json")
+	if b.key != "" {
+		b.headers.Set("Authorization", "Bearer "+b.key)
+	}
+	return b, nil
+}
+
+// BaseURL returns the API root requests go to.
+func (b *Backend) BaseURL() string { return b.base }
+
+func (b *Backend) where() string { return "openai-compatible server at " + b.base }
+
+// Chat sends one chat completion request and accumulates the reply.
+func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
+	body, err := b.encode(req, false)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	doing := "chat with " + req.Model
+	resp, err := b.post(ctx, body, !b.cfg.NoStream)
+	if err != nil {
+		return nil, b.transportError(ctx, err, doing)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, b.statusError(resp, doing, req.Model)
+	}
+	a := &accumulator{limit: b.limit}
+	if b.cfg.NoStream {
+		err = readWhole(resp.Body, a)
+	} else {
+		err = readStream(resp.Body, a)
+	}
+	latency := time.Since(start)
+	if err != nil && !errors.Is(err, errCut) {
+		return nil, b.readError(ctx, err, doing)
+	}
+	out := &backend.Response{Message: a.message(), Latency: latency, DoneReason: a.doneReason()}
+	if a.usage != nil {
+		out.TokensIn, out.TokensOut = a.usage.PromptTokens, a.usage.CompletionTokens
+	}
+	return out, nil
+}
+
+// post sends a chat completion request body.
+func (b *Backend) post(ctx context.Context, body []byte, stream bool) (*http.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, b.base+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header = b.headers.Clone()
+	if stream {
+		hr.Header.Set("Accept", "text/event-stream")
+	}
+	return b.client.Do(hr)
+}
+
+// readWhole decodes a non-streamed reply. A body past the reply limit is
+// not decoded: the reply is empty and cut.
+func readWhole(body io.Reader, a *accumulator) error {
+	data, err := io.ReadAll(io.LimitReader(body, int64(a.limit)+pooledCap+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > a.limit+pooledCap {
+		a.cut = true
+		return errCut
+	}
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return &garbled{err: err, data: abbreviate(data)}
+	}
+	if err := a.add(&c); err != nil {
+		return err
+	}
+	if len(c.Choices) == 0 {
+		return errors.New("reply has no choices")
+	}
+	return nil
+}
+
+// readError maps a failure while reading a reply.
+func (b *Backend) readError(ctx context.Context, err error, doing string) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		low := strings.ToLower(ae.Message)
+		e := &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: fmt.Sprintf("%s: %s: the server reported an error mid-reply: %s", b.where(), doing, ae.Error())}
+		if overflow(low, http.StatusBadRequest) {
+			e.Kind, e.Retryable = backend.KindContextOverflow, false
+		}
+		return e
+	}
+	var g *garbled
+	if errors.As(err, &g) || errors.Is(err, errBrokenStream) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: fmt.Sprintf("%s: %s: broken reply", b.where(), doing), Err: err}
+	}
+	return b.transportError(ctx, err, doing)
+}
+
+// encode builds the request body. seed and temperature are always sent;
+// the optional fields only when configured. A probe asks for one token,
+// not streamed.
+func (b *Backend) encode(req *backend.Request, probe bool) ([]byte, error) {
+	tools, err := b.tools(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	cr := chatRequest{
+		Model: req.Model, Messages: messages(req.Messages), Tools: tools,
+		MaxTokens: b.cfg.MaxTokens, Seed: req.Seed, Temperature: req.Temperature,
+		Stream: !b.cfg.NoStream,
+	}
+	if probe {
+		cr.MaxTokens, cr.Stream = 1, false
+	}
+	if len(tools) > 0 {
+		cr.ToolChoice, cr.ParallelToolCalls = b.cfg.ToolChoice, b.cfg.ParallelToolCalls
+	}
+	if cr.Stream {
+		cr.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	return json.Marshal(&cr)
+}
+
+// messages converts the conversation. Every tool result names the call it
+// answers: the call's own ID, or, for calls without one (a replayed
+// history), an ID made up from its position, given to the call and to the
+// result that follows it alike.
+func messages(in []backend.Message) []wireMessage {
+	out := make([]wireMessage, len(in))
+	var pending []string // ids of the last assistant turn's calls not yet answered
+	for i, m := range in {
+		wm := wireMessage{Role: m.Role, Content: m.Content}
+		switch {
+		case m.Role == "assistant" && len(m.ToolCalls) > 0:
+			pending = pending[:0]
+			wm.ToolCalls = make([]wireToolCall, len(m.ToolCalls))
+			for j, tc := range m.ToolCalls {
+				id := tc.ID
+				if id == "" {
+					id = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+				}
+				args := string(tc.Arguments)
+				if strings.TrimSpace(args) == "" {
+					args = "{}"
+				}
+				wm.ToolCalls[j] = wireToolCall{ID: id, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: args}}
+				pending = append(pending, id)
+			}
+		case m.Role == "tool":
+			wm.ToolCallID = m.ToolCallID
+			if wm.ToolCallID == "" && len(pending) > 0 {
+				wm.ToolCallID = pending[0]
+			}
+			if len(pending) > 0 {
+				pending = pending[1:]
+			}
+		}
+		out[i] = wm
+	}
+	return out
+}
+
+// tools returns the tools' wire JSON. The MCP input schema goes as the
+// function's parameters unchanged: it is JSON Schema, which is what the
+// API takes. An empty or null schema is an object with no properties; one
+// that is not valid JSON is a KindBadRequest error.
+func (b *Backend) tools(ts []backend.Tool) ([]json.RawMessage, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	out := make([]json.RawMessage, len(ts))
+	var key []byte
+	for i, t := range ts {
+		key = toolKey(key[:0], t)
+		b.mu.RLock()
+		enc, ok := b.encoded[string(key)]
+		b.mu.RUnlock()
+		if !ok {
+			var err error
+			if enc, err = encodeTool(t); err != nil {
+				return nil, err
+			}
+			b.mu.Lock()
+			b.encoded[string(key)] = enc
+			b.mu.Unlock()
+		}
+		out[i] = enc
+	}
+	return out, nil
+}
+
+func encodeTool(t backend.Tool) (json.RawMessage, error) {
+	params := bytes.TrimSpace(t.InputSchema)
+	if len(params) == 0 || string(params) == "null" {
+		params = []byte(`{"type":"object","properties":{}}`)
+	} else if !json.Valid(params) {
+		return nil, &backend.Error{Kind: backend.KindBadRequest, Msg: fmt.Sprintf("tool %q: input schema is not valid JSON", t.Name)}
+	}
+	return json.Marshal(wireTool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
+}
+
+// toolKey appends to dst what a tool's wire JSON depends on,
+// length-prefixed so that no two tools share a key.
+func toolKey(dst []byte, t backend.Tool) []byte {
+	dst = appendField(dst, t.Name)
+	dst = appendField(dst, t.Description)
+	return appendField(dst, t.InputSchema)
+}
+
+func appendField[T string | json.RawMessage](dst []byte, s T) []byte {
+	dst = strconv.AppendInt(dst, int64(len(s)), 10)
+	dst = append(dst, ':')
+	return append(dst, s...)
+}

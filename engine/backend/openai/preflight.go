@@ -1,0 +1,212 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolward/toolward/engine/backend"
+)
+
+// ProbePrompt is the user message of the one-token chat request
+// Preflight sends to each model.
+const ProbePrompt = "toolward preflight: reply with OK."
+
+// probeTool is the tool the probe offers, so that a server that refuses
+// tools (llama-server without --jinja, vLLM without a tool call parser)
+// says so before any run starts.
+var probeTool = backend.Tool{
+	Name:        "toolward_probe",
+	Description: "Does nothing; offered so the server shows whether it accepts tools.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+}
+
+// Preflight checks, before any run, that the server answers, accepts the
+// API key, serves every model and accepts tools. It lists the models
+// (GET /models) and sends each model one chat request asking for one
+// token, offering one tool. A server without a model list is a warning,
+// not a failure: the probe still finds a missing model. It returns the
+// server's Server header and what its list says about each model.
+func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info, error) {
+	info := &backend.Info{Server: b.where(), Models: map[string]backend.ModelInfo{}}
+	listed, server, warn, err := b.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if warn != nil {
+		info.Warnings = append(info.Warnings, fmt.Sprintf("cannot list models (%v); checking each model with a chat request instead", warn))
+	}
+	if server != "" {
+		info.Server += " (Server: " + server + ")"
+	}
+	var missing []string
+	for _, m := range models {
+		if _, done := info.Models[m]; done || slices.Contains(missing, m) {
+			continue
+		}
+		mi, ok := find(listed, m)
+		if err := b.probeRetrying(ctx, m); err != nil {
+			var be *backend.Error
+			if errors.As(err, &be) && be.Kind == backend.KindModelMissing {
+				missing = append(missing, m)
+				continue
+			}
+			return nil, err
+		}
+		if !ok {
+			mi = backend.ModelInfo{ID: m}
+			if listed != nil {
+				info.Warnings = append(info.Warnings, fmt.Sprintf("%s does not list model %s but answers for it (a single-model server may answer to any name)", b.base, m))
+			}
+		}
+		info.Models[m] = mi
+	}
+	if len(missing) > 0 {
+		return nil, b.missing(missing, listed)
+	}
+	return info, nil
+}
+
+// missing says which models the server lacks and which it has.
+func (b *Backend) missing(models []string, listed []backend.ModelInfo) error {
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "%s does not serve %s %s", b.where(), plural(len(models), "model", "models"), strings.Join(models, ", "))
+	if listed != nil {
+		ids := make([]string, len(listed))
+		for i, m := range listed {
+			ids[i] = m.ID
+		}
+		sort.Strings(ids)
+		if len(ids) == 0 {
+			msg.WriteString("; it lists no models")
+		} else {
+			fmt.Fprintf(&msg, "; it lists: %s", strings.Join(ids, ", "))
+		}
+	}
+	msg.WriteString(". Load the model on the server, or fix matrix.models")
+	return &backend.Error{Kind: backend.KindModelMissing, Msg: msg.String()}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// find looks a model up in the server's list: by exact id, or with
+// Ollama's implicit ":latest" tag.
+func find(listed []backend.ModelInfo, model string) (backend.ModelInfo, bool) {
+	for _, m := range listed {
+		if m.ID == model || m.ID == model+":latest" {
+			return m, true
+		}
+	}
+	return backend.ModelInfo{}, false
+}
+
+// list fetches GET /models. It returns the models (nil when there is no
+// readable list), the Server header, why there is no list (a warning) and
+// an error that stops the preflight: no server there, or a refused key.
+func (b *Backend) list(ctx context.Context) (listed []backend.ModelInfo, server string, warn, err error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, b.base+"/models", nil)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	hr.Header = b.headers.Clone()
+	hr.Header.Del("Content-Type")
+	resp, err := b.client.Do(hr)
+	if err != nil {
+		e := b.transportError(ctx, err, "listing models")
+		if e.Kind == backend.KindUnavailable && e.Retryable {
+			start := "start it"
+			if strings.Contains(b.base, ":11434") {
+				start = "start it (`ollama serve`)"
+			}
+			e.Msg = fmt.Sprintf("cannot reach an OpenAI-compatible server at %s; %s, or set backend.openai.base_url in the config to where it listens", b.base, start)
+		}
+		return nil, "", nil, e
+	}
+	defer resp.Body.Close()
+	server = resp.Header.Get("Server")
+	switch code := resp.StatusCode; {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return nil, server, nil, b.statusError(resp, "listing models", "")
+	case code/100 != 2:
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		warn = fmt.Errorf("GET %s/models answered %s", b.base, resp.Status)
+		if said := serverMessage(body); said != "" {
+			warn = fmt.Errorf("%w: %s", warn, said)
+		}
+		return nil, server, warn, nil
+	}
+	var ml modelList
+	if err := json.NewDecoder(io.LimitReader(resp.Body, int64(b.limit))).Decode(&ml); err != nil {
+		return nil, server, fmt.Errorf("%s/models: not a model list: %v", b.base, err), nil
+	}
+	listed = make([]backend.ModelInfo, len(ml.Data))
+	for i, m := range ml.Data {
+		listed[i] = backend.ModelInfo{ID: m.ID, OwnedBy: m.OwnedBy, Created: m.Created}
+	}
+	return listed, server, nil, nil
+}
+
+// probeAttempts bounds the probes of one model when the server answers
+// with a retryable error (a 429, a model still loading).
+const probeAttempts = 3
+
+// probeRetrying probes model, waiting out retryable failures as the
+// server asks (Retry-After) or for a second, up to probeAttempts times.
+func (b *Backend) probeRetrying(ctx context.Context, model string) error {
+	for attempt := 1; ; attempt++ {
+		err := b.probe(ctx, model)
+		var be *backend.Error
+		if err == nil || attempt == probeAttempts || !errors.As(err, &be) || !be.Retryable || be.Kind == backend.KindTimeout {
+			return err
+		}
+		wait := be.RetryAfter
+		if wait == 0 {
+			wait = time.Second
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+	}
+}
+
+// probe sends model a one-token chat request offering one tool.
+func (b *Backend) probe(ctx context.Context, model string) error {
+	body, err := b.encode(&backend.Request{
+		Model:    model,
+		Messages: []backend.Message{{Role: "user", Content: ProbePrompt}},
+		Tools:    []backend.Tool{probeTool},
+	}, true)
+	if err != nil {
+		return err
+	}
+	doing := "checking model " + model
+	resp, err := b.post(ctx, body, false)
+	if err != nil {
+		return b.transportError(ctx, err, doing)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return b.statusError(resp, doing, model)
+	}
+	if err := readWhole(resp.Body, &accumulator{limit: b.limit}); err != nil && !errors.Is(err, errCut) {
+		return &backend.Error{Kind: backend.KindBadRequest, Err: err,
+			Msg: fmt.Sprintf("%s: %s: the reply is not a chat completion; is base_url (%s) an OpenAI-compatible API root, such as %s?", b.where(), doing, b.base, DefaultBaseURL)}
+	}
+	return nil
+}

@@ -1,0 +1,352 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/toolward/toolward/engine/backend"
+)
+
+// DoneReplyLimit is the DoneReason of a reply cut at Config.MaxReplyBytes:
+// the model produced more text than toolward keeps. What was kept is in
+// the reply; tool call arguments cut short are malformed calls.
+const DoneReplyLimit = "reply_limit"
+
+// errCut stops reading a reply that reached the size limit.
+var errCut = errors.New("reply size limit reached")
+
+// errBrokenStream is a stream that ended before its end.
+var errBrokenStream = errors.New("stream ended before the final event")
+
+// sseReader reads server-sent events. Readers are pooled, so a request
+// allocates no read buffer; one that grew past pooledCap for a long event
+// is dropped rather than kept.
+type sseReader struct {
+	br   *bufio.Reader
+	data []byte // the current event's data, lines joined by \n
+	long []byte // a line longer than br's buffer
+}
+
+const (
+	readBufSize = 16 << 10
+	pooledCap   = 64 << 10
+)
+
+var readers = sync.Pool{New: func() any { return &sseReader{br: bufio.NewReaderSize(nil, readBufSize)} }}
+
+func getReader(r io.Reader) *sseReader {
+	s := readers.Get().(*sseReader)
+	s.br.Reset(r)
+	s.data = s.data[:0]
+	return s
+}
+
+func putReader(s *sseReader) {
+	s.br.Reset(nil)
+	if cap(s.data) > pooledCap {
+		s.data = nil
+	}
+	if cap(s.long) > pooledCap {
+		s.long = nil
+	}
+	readers.Put(s)
+}
+
+// next returns the data of the next event, valid until the next call. It
+// returns io.EOF at the end of the stream and errCut for an event longer
+// than maxEvent.
+func (s *sseReader) next(maxEvent int) ([]byte, error) {
+	s.data = s.data[:0]
+	have := false
+	for {
+		line, err := s.line(maxEvent - len(s.data))
+		if err != nil {
+			if errors.Is(err, io.EOF) && have {
+				return s.data, nil // a last event without its blank line
+			}
+			return nil, err
+		}
+		if len(line) == 0 {
+			if have {
+				return s.data, nil
+			}
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		if string(field) != "data" {
+			continue // comments (": keep-alive"), event:, id:, retry:
+		}
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if have {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+		have = true
+		if len(s.data) > maxEvent {
+			return nil, errCut
+		}
+	}
+}
+
+// line reads one line without its line ending, valid until the next
+// call. A line longer than the read buffer is joined in s.long; past
+// limit bytes it is errCut.
+func (s *sseReader) line(limit int) ([]byte, error) {
+	l, err := s.br.ReadSlice('\n')
+	if err == nil || (errors.Is(err, io.EOF) && len(l) > 0) {
+		return trimEOL(l), nil
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	s.long = append(s.long[:0], l...)
+	for {
+		if len(s.long) > limit {
+			return nil, errCut
+		}
+		l, err = s.br.ReadSlice('\n')
+		s.long = append(s.long, l...)
+		switch {
+		case err == nil, errors.Is(err, io.EOF):
+			return trimEOL(s.long), nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
+}
+
+func trimEOL(l []byte) []byte {
+	l = bytes.TrimSuffix(l, []byte("\n"))
+	return bytes.TrimSuffix(l, []byte("\r"))
+}
+
+// accumulator builds one reply from streamed deltas (or from one whole
+// message), keeping at most limit bytes of text and arguments.
+type accumulator struct {
+	content, thinking strings.Builder
+	calls             []callAcc
+	finish            string
+	usage             *usage
+	model             string
+	size, limit       int
+	cut               bool
+}
+
+type callAcc struct {
+	index int
+	id    string
+	name  string
+	args  []byte
+}
+
+// add folds one chunk in. It returns errCut once the reply reached the
+// limit, and a *backend.Error for an error the server reported inside the
+// stream.
+func (a *accumulator) add(c *chunk) error {
+	if c.Error != nil {
+		return c.Error
+	}
+	if c.Model != "" {
+		a.model = c.Model
+	}
+	if c.Usage != nil {
+		a.usage = c.Usage
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			continue // toolward asks for one choice
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			a.finish = *ch.FinishReason
+		}
+		d := ch.Delta
+		if d == nil {
+			d = ch.Message
+		}
+		if d == nil {
+			continue
+		}
+		a.text(&a.content, d.Content)
+		a.text(&a.thinking, d.ReasoningContent)
+		a.text(&a.thinking, d.Reasoning)
+		for j := range d.ToolCalls {
+			if err := a.call(&d.ToolCalls[j]); err != nil {
+				return err
+			}
+		}
+		if a.cut {
+			return errCut
+		}
+	}
+	return nil
+}
+
+// room returns how many of n more bytes fit, marking the reply cut when
+// not all do.
+func (a *accumulator) room(n int) int {
+	left := a.limit - a.size
+	if n > left {
+		a.cut = true
+		n = max(left, 0)
+	}
+	a.size += n
+	return n
+}
+
+func (a *accumulator) text(b *strings.Builder, s string) {
+	if s == "" {
+		return
+	}
+	b.WriteString(s[:a.room(len(s))])
+}
+
+// call joins a tool call fragment to its call: the last call with its
+// index, when the server sends one, unless the fragment carries a
+// different id (Ollama's model parsers give every call index 0, each
+// whole and with its own id); without an index, a fragment with an id
+// starts a new call and one without continues the last.
+func (a *accumulator) call(d *deltaCall) error {
+	var c *callAcc
+	switch {
+	case d.Index != nil:
+		for i := len(a.calls) - 1; i >= 0; i-- {
+			if a.calls[i].index == *d.Index {
+				if d.ID == "" || a.calls[i].id == "" || a.calls[i].id == d.ID {
+					c = &a.calls[i]
+				}
+				break
+			}
+		}
+	case d.ID == "" && len(a.calls) > 0:
+		c = &a.calls[len(a.calls)-1]
+	}
+	if c == nil {
+		idx := len(a.calls)
+		if d.Index != nil {
+			idx = *d.Index
+		}
+		a.calls = append(a.calls, callAcc{index: idx})
+		c = &a.calls[len(a.calls)-1]
+	}
+	if d.ID != "" {
+		c.id = d.ID
+	}
+	// A name is sent once, in the first fragment; a server that repeats
+	// it whole is not taken to mean a longer name.
+	if n := d.Function.Name; n != "" && n != c.name {
+		c.name += n[:a.room(len(n))]
+	}
+	frag, err := argText(d.Function.Arguments)
+	if err != nil {
+		return err
+	}
+	c.args = append(c.args, frag[:a.room(len(frag))]...)
+	return nil
+}
+
+// argText returns an arguments fragment as text: a JSON string is
+// unquoted, an object (sent by a few servers instead of a string) is kept
+// as it is.
+func argText(raw json.RawMessage) ([]byte, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] != '"' {
+		return raw, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+// message returns the accumulated assistant message. Arguments are kept
+// verbatim, even when they are not valid JSON: the agent records such a
+// call as malformed (the model's fault).
+func (a *accumulator) message() backend.Message {
+	m := backend.Message{Role: "assistant", Content: a.content.String(), Thinking: a.thinking.String()}
+	if len(a.calls) > 0 {
+		m.ToolCalls = make([]backend.ToolCall, len(a.calls))
+		for i, c := range a.calls {
+			m.ToolCalls[i] = backend.ToolCall{ID: c.id, Name: c.name, Arguments: json.RawMessage(c.args)}
+		}
+	}
+	return m
+}
+
+func (a *accumulator) doneReason() string {
+	if a.cut {
+		return DoneReplyLimit
+	}
+	return a.finish
+}
+
+// readStream reads a server-sent event stream into a. It returns nil at
+// data: [DONE] (or at the end of a stream that gave its finish reason),
+// errCut when the reply reached the limit, errBrokenStream when the stream
+// ended early, and the server's *apiError for an error event.
+func readStream(body io.Reader, a *accumulator) error {
+	r := getReader(body)
+	defer putReader(r)
+	maxEvent := a.limit + pooledCap
+	var c chunk
+	for {
+		data, err := r.next(maxEvent)
+		switch {
+		case errors.Is(err, io.EOF):
+			if a.finish != "" {
+				return nil
+			}
+			return errBrokenStream
+		case err != nil:
+			return err
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
+			continue // an event without data is no event
+		}
+		if bytes.Equal(data, []byte("[DONE]")) {
+			return nil
+		}
+		c = chunk{}
+		if err := json.Unmarshal(data, &c); err != nil {
+			return &garbled{err: err, data: abbreviate(data)}
+		}
+		if err := a.add(&c); err != nil {
+			return err
+		}
+	}
+}
+
+// garbled is an event whose data is not the JSON of a chunk.
+type garbled struct {
+	err  error
+	data string
+}
+
+func (g *garbled) Error() string { return "garbled event " + g.data + ": " + g.err.Error() }
+func (g *garbled) Unwrap() error { return g.err }
+
+func abbreviate(b []byte) string {
+	const n = 120
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// Error makes an error reported inside a stream an error value.
+func (e *apiError) Error() string {
+	if e.Type != "" {
+		return e.Message + " (" + e.Type + ")"
+	}
+	return e.Message
+}
