@@ -1,11 +1,6 @@
 package schema
 
-import (
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-)
+import "github.com/toolward/toolward/schema/userfile"
 
 // Size limits of the files toolward reads from a user. Reading stops at
 // the limit, so a path naming something endless (/dev/zero, a file that
@@ -23,124 +18,21 @@ const (
 	MaxCassetteFileSize = 64 << 20
 )
 
-// TooLargeError is a file over its size limit.
-type TooLargeError struct {
-	What  string // the file's role, e.g. "case file"
-	Limit int64  // bytes
-	// Size is the file's size in bytes, or -1 when the file was within
-	// the limit when opened and grew past it while being read.
-	Size int64
-}
+// TooLargeError is a file over its size limit (see package userfile).
+type TooLargeError = userfile.TooLargeError
 
-func (e *TooLargeError) Error() string {
-	if e.Size < 0 {
-		return fmt.Sprintf("%s grew past the %s limit while being read", e.What, byteSize(e.Limit))
-	}
-	return fmt.Sprintf("%s is %s (%d bytes), over the %s limit", e.What, byteSize(e.Size), e.Size, byteSize(e.Limit))
-}
+// NotRegularError is a path naming something other than a regular file.
+type NotRegularError = userfile.NotRegularError
 
-// NotRegularError is a path that names something other than a regular
-// file: a directory, a device, a named pipe, a socket.
-type NotRegularError struct {
-	What string      // the file's role, e.g. "case file"
-	Mode fs.FileMode // what the path names
-}
-
-func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("not a regular file (%s); want a %s", describeMode(e.Mode), e.What)
-}
-
-// ReadFile reads the regular file path, refusing anything else (a
-// directory, a device such as /dev/zero, a named pipe, a socket) and any
-// file over limit bytes. what names the file's role in messages ("case
-// file"). Errors are *fs.PathError wrapping a *NotRegularError or a
-// *TooLargeError, or the error of the failed system call.
-//
-// Every loader of a user-supplied file should read it through ReadFile:
-// schema uses it for cases, configs and description sets, and
-// engine/toolset for description sets.
+// ReadFile reads a user-supplied file through userfile.Read: regular
+// files only, at most limit bytes; what names the file's role in
+// messages ("case file").
 func ReadFile(path, what string, limit int64) ([]byte, error) {
-	// Refuse before opening: opening a named pipe blocks until a writer
-	// appears.
-	if err := CheckFile(path, what, limit); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// The path may have been replaced since CheckFile.
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: &NotRegularError{What: what, Mode: fi.Mode()}}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-	}
-	if int64(len(b)) > limit {
-		size := int64(-1)
-		if fi.Size() > limit {
-			size = fi.Size()
-		}
-		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{What: what, Limit: limit, Size: size}}
-	}
-	return b, nil
+	return userfile.Read(path, what, limit)
 }
 
 // CheckFile reports the error ReadFile would return for path without
-// reading it: path must name a regular file (symbolic links followed) of
-// at most limit bytes. It is cheap enough to check every file a pattern
-// matches.
+// reading it.
 func CheckFile(path, what string, limit int64) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return &fs.PathError{Op: "read", Path: path, Err: &NotRegularError{What: what, Mode: fi.Mode()}}
-	}
-	if fi.Size() > limit {
-		return &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{What: what, Limit: limit, Size: fi.Size()}}
-	}
-	return nil
-}
-
-// describeMode names the kind of file a mode describes.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "an irregular file"
-}
-
-// byteSize renders n bytes for a person: 4 MiB, 5.5 MiB, 900 KiB, 12 bytes.
-func byteSize(n int64) string {
-	const kib, mib = 1 << 10, 1 << 20
-	unit := func(div int64, name string) string {
-		if n%div == 0 {
-			return fmt.Sprintf("%d %s", n/div, name)
-		}
-		return fmt.Sprintf("%.1f %s", float64(n)/float64(div), name)
-	}
-	switch {
-	case n >= mib:
-		return unit(mib, "MiB")
-	case n >= kib:
-		return unit(kib, "KiB")
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return userfile.Check(path, what, limit)
 }

@@ -7,9 +7,12 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/toolward/toolward/schema/userfile"
 )
 
 // BM25 parameters.
@@ -199,6 +202,11 @@ func (ix *Index) Search(query string, topK int) []Hit {
 // LoadFS reads every .md and .txt file directly inside dir of fsys; the
 // source id is the file name without its extension.
 func LoadFS(fsys fs.FS, dir string) (map[string]string, error) {
+	return loadDocs(fsys, dir, func(name string) ([]byte, error) { return fs.ReadFile(fsys, path.Join(dir, name)) })
+}
+
+// loadDocs lists dir of fsys and reads each document with read.
+func loadDocs(fsys fs.FS, dir string, read func(name string) ([]byte, error)) (map[string]string, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading corpus: %w", err)
@@ -213,7 +221,7 @@ func LoadFS(fsys fs.FS, dir string) (map[string]string, error) {
 		if _, dup := docs[id]; dup {
 			return nil, fmt.Errorf("reading corpus: two documents with source id %q", id)
 		}
-		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		b, err := read(e.Name())
 		if err != nil {
 			return nil, fmt.Errorf("reading corpus: %w", err)
 		}
@@ -225,21 +233,33 @@ func LoadFS(fsys fs.FS, dir string) (map[string]string, error) {
 	return docs, nil
 }
 
+// MaxCorpusBytes bounds a corpus read from the filesystem: the JSON
+// file, or the .md and .txt files of a directory together.
+const MaxCorpusBytes = 64 << 20
+
 // LoadPath reads a corpus from the filesystem: a JSON file holding an
-// object {"source id": "text", …}, or a directory of .md/.txt files.
+// object {"source id": "text", …}, or a directory of .md/.txt files. Only
+// regular files are read, MaxCorpusBytes at most.
 func LoadPath(p string) (map[string]string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("reading corpus: %w", err)
 	}
 	if st.IsDir() {
-		docs, err := LoadFS(os.DirFS(p), ".")
+		var total int64
+		docs, err := loadDocs(os.DirFS(p), ".", func(name string) ([]byte, error) {
+			b, err := userfile.Read(filepath.Join(p, name), "corpus document", MaxCorpusBytes)
+			if total += int64(len(b)); total > MaxCorpusBytes {
+				return nil, fmt.Errorf("the documents hold more than %s in all", userfile.ByteSize(MaxCorpusBytes))
+			}
+			return b, err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%w (corpus %s)", err, p)
 		}
 		return docs, nil
 	}
-	b, err := os.ReadFile(p)
+	b, err := userfile.Read(p, "corpus file", MaxCorpusBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading corpus: %w", err)
 	}
