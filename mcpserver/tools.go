@@ -113,7 +113,10 @@ func (s *Server) queryDatabase(ctx context.Context, sb *sandbox, args map[string
 	}
 	text, err := json.Marshal(res)
 	if err != nil {
-		return nil, err
+		// Query makes every value encodable (non-finite floats become
+		// strings); should one still not be, the query's result is at
+		// fault, not the server.
+		return toolError("the query's result cannot be encoded as JSON: %v", err)
 	}
 	out := string(text)
 	if res.Truncated {

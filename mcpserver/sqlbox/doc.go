@@ -22,6 +22,18 @@
 //     statement (the tail after the first prepared statement must be
 //     empty), caps rows by wrapping the query as SELECT * FROM (…) LIMIT
 //     MaxRows+1, and interrupts it after Timeout.
+//  4. Before SQLite sees a query, Query bounds its complexity: the wasm
+//     build has a fixed 64 KiB C stack that deeply nested or long
+//     compound queries exhaust (see MaxSelects for the measured crash
+//     points). checkShape counts SELECTs and parenthesis depth in the
+//     text; SQLite's own limits bound expression depth, compound terms,
+//     function arguments, LIKE patterns and the rest. A refused query is a
+//     *QueryError naming the limit.
+//  5. Should anything in the SQL layer still panic, the Box recovers,
+//     rebuilds both connections on a fresh copy of the session's current
+//     data (or of the template, when a dead connection may have been
+//     writing), and returns an error (see Fault). No method panics, Close
+//     included.
 //
 // The driver is github.com/ncruces/go-sqlite3: SQLite compiled to
 // WebAssembly and run in pure Go (no cgo, so the binary cross-compiles

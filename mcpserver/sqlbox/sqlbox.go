@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,9 @@ const (
 	MaxCellChars = 2000            // longer text values are cut in results
 	MaxHeap      = 128 << 20       // bytes SQLite may allocate on the query connection
 )
+
+// timeout is Timeout, except in tests that must not depend on speed.
+var timeout = Timeout
 
 // Template holds the pristine database image that sessions copy.
 type Template struct {
@@ -50,35 +54,59 @@ func NewTemplate(script string) (*Template, error) {
 var boxSeq atomic.Int64
 
 // Box is one session's database. Its methods are safe for concurrent
-// use; they are serialized.
+// use; they are serialized. No method panics: a panic in the SQL layer is
+// recovered, the box is rebuilt (see Fault), and the method returns an
+// error.
 type Box struct {
 	mu     sync.Mutex
-	name   string
+	tmpl   *Template
+	conns  conns
+	closed bool
+}
+
+// conns are one database copy and its two connections.
+type conns struct {
+	name   string // memdb name of the copy
 	writer *sqlite3.Conn
 	reader *sqlite3.Conn
-	closed bool
 }
 
 // Open creates a private copy of the template database.
 func (t *Template) Open() (*Box, error) {
-	name := fmt.Sprintf("toolward-session-%d", boxSeq.Add(1))
-	memdb.Create(name, append([]byte(nil), t.image...))
-	uri := "file:/" + name + "?vfs=memdb"
-	b := &Box{name: name}
-	var err error
-	if b.writer, err = sqlite3.Open(uri); err != nil {
-		memdb.Delete(name)
-		return nil, fmt.Errorf("sqlbox: opening session database: %w", err)
+	c, err := openImage(t.image)
+	if err != nil {
+		return nil, err
 	}
-	if b.reader, err = sqlite3.OpenFlags(uri, sqlite3.OPEN_READONLY|sqlite3.OPEN_URI); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("sqlbox: opening session database: %w", err)
+	return &Box{tmpl: t, conns: c}, nil
+}
+
+// uri names a memdb database for sqlite3.Open.
+func uri(name string) string { return "file:/" + name + "?vfs=memdb" }
+
+// openImage copies image into a new memdb database and opens the writer
+// and the guarded reader on it.
+func openImage(image []byte) (c conns, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("sqlbox: opening session database panicked: %v", r)
+		}
+		if err != nil {
+			discard(c)
+			c = conns{}
+		}
+	}()
+	c.name = fmt.Sprintf("toolward-session-%d", boxSeq.Add(1))
+	memdb.Create(c.name, append([]byte(nil), image...))
+	if c.writer, err = sqlite3.Open(uri(c.name)); err != nil {
+		return c, fmt.Errorf("sqlbox: opening session database: %w", err)
 	}
-	if err := guard(b.reader); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("sqlbox: guarding query connection: %w", err)
+	if c.reader, err = sqlite3.OpenFlags(uri(c.name), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI); err != nil {
+		return c, fmt.Errorf("sqlbox: opening session database: %w", err)
 	}
-	return b, nil
+	if err := guard(c.reader); err != nil {
+		return c, fmt.Errorf("sqlbox: guarding query connection: %w", err)
+	}
+	return c, nil
 }
 
 // guard locks down the connection that runs model-written SQL.
@@ -97,9 +125,7 @@ func guard(c *sqlite3.Conn) error {
 	if _, err := c.Config(sqlite3.DBCONFIG_DEFENSIVE, true); err != nil {
 		return err
 	}
-	c.Limit(sqlite3.LIMIT_ATTACHED, 0)
-	c.Limit(sqlite3.LIMIT_LENGTH, MaxValueLen)
-	c.Limit(sqlite3.LIMIT_SQL_LENGTH, MaxSQLLength+100)
+	setLimits(c)
 	return c.SetAuthorizer(authorize)
 }
 
@@ -132,23 +158,27 @@ func authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, in
 	return sqlite3.AUTH_DENY
 }
 
-// Close releases the connections and the database copy.
-func (b *Box) Close() error {
+// Close releases the connections and the database copy. It never
+// panics; closing a closed Box does nothing.
+func (b *Box) Close() (err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil
 	}
 	b.closed = true
-	var errs []error
-	if b.reader != nil {
-		errs = append(errs, b.reader.Close())
+	c := b.conns
+	b.conns = conns{}
+	defer memdb.Delete(c.name)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("sqlbox: closing the session database panicked: %v", r)
+		}
+	}()
+	if faultHook != nil {
+		faultHook("close")
 	}
-	if b.writer != nil {
-		errs = append(errs, b.writer.Close())
-	}
-	memdb.Delete(b.name)
-	return errors.Join(errs...)
+	return errors.Join(closeQuietly(c.reader), closeQuietly(c.writer))
 }
 
 // Result is the outcome of a query.
@@ -159,35 +189,74 @@ type Result struct {
 	Truncated bool             `json:"truncated"`
 }
 
-// QueryError is a query the box refused or SQLite rejected; its message
-// is meant for the model.
-type QueryError struct{ Msg string }
+// QueryError is a query the box refused or SQLite rejected, or one that
+// made the SQL layer fail (Err is then the *Fault); its message is meant
+// for the model.
+type QueryError struct {
+	Msg string
+	Err error
+}
 
 func (e *QueryError) Error() string { return e.Msg }
+
+// Unwrap returns the underlying *Fault, if any.
+func (e *QueryError) Unwrap() error { return e.Err }
 
 func queryErr(format string, args ...any) error {
 	return &QueryError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // Query runs one read-only statement. Errors the model caused (bad SQL,
-// a write attempt, a timeout) are *QueryError.
+// a write attempt, a timeout, a query too complex or too memory-hungry for
+// the engine) are *QueryError. If the query makes the SQL layer panic, the
+// box is rebuilt (see Fault) and the error is a *QueryError wrapping the
+// *Fault; the next query works on the rebuilt box.
 func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	if len(query) > MaxSQLLength {
 		return nil, queryErr("query too long: %d bytes (limit %d)", len(query), MaxSQLLength)
+	}
+	if err := checkShape(query); err != nil {
+		return nil, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, errClosed
 	}
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	var res *Result
+	err := b.guarded("query", func() (err error) {
+		res, err = query1(ctx, b.conns.reader, query)
+		return err
+	})
+	if f := (*Fault)(nil); errors.As(err, &f) {
+		return nil, faultError(f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// faultError explains to the model a query that made the SQL layer panic.
+func faultError(f *Fault) error {
+	if f.OutOfMemory() {
+		// SQLite also reports a program longer than MaxVDBEOps as an
+		// allocation failure.
+		return &QueryError{Msg: fmt.Sprintf("query needs more memory than allowed (%d MiB, or %d compiled instructions): filter, aggregate or add a LIMIT before sorting or grouping so many rows; %s", MaxHeap>>20, MaxVDBEOps, f.restoredText()), Err: f}
+	}
+	return &QueryError{Msg: fmt.Sprintf("the database engine failed on this query (%v), probably because it is too complex; %s. Write a simpler query (limits: %d SELECTs, nesting %d, expression depth %d)", f.Value, f.restoredText(), MaxSelects, MaxNesting, MaxExprDepth), Err: f}
+}
+
+// query1 runs one read-only statement on the guarded connection r.
+func query1(ctx context.Context, r *sqlite3.Conn, query string) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	old := b.reader.SetInterrupt(ctx)
-	defer b.reader.SetInterrupt(old)
+	old := r.SetInterrupt(ctx)
+	defer r.SetInterrupt(old)
 
 	// Prepare the statement as written: this is where the authorizer
 	// refuses writes, and where a second statement shows up as a tail.
-	stmt, tail, err := b.reader.Prepare(query)
+	stmt, tail, err := r.Prepare(query)
 	if err != nil {
 		return nil, explain(ctx, err)
 	}
@@ -196,7 +265,7 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	}
 	body := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(query[:len(query)-len(tail)]), ";"))
 	if tail != "" {
-		rest, _, err := b.reader.Prepare(tail)
+		rest, _, err := r.Prepare(tail)
 		if rest != nil {
 			rest.Close()
 		}
@@ -218,7 +287,7 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	// The row cap is part of the query SQLite runs, so it stops early. The
 	// body goes on its own lines so a trailing -- comment cannot swallow
 	// the wrapper.
-	stmt, _, err = b.reader.Prepare(fmt.Sprintf("SELECT * FROM (\n%s\n) LIMIT %d", body, MaxRows+1))
+	stmt, _, err = r.Prepare(fmt.Sprintf("SELECT * FROM (\n%s\n) LIMIT %d", body, MaxRows+1))
 	if err != nil {
 		return nil, explain(ctx, err)
 	}
@@ -251,7 +320,7 @@ func value(s *sqlite3.Stmt, i int) any {
 	case sqlite3.INTEGER:
 		return s.ColumnInt64(i)
 	case sqlite3.FLOAT:
-		return s.ColumnFloat(i)
+		return finite(s.ColumnFloat(i))
 	case sqlite3.TEXT:
 		t := s.ColumnText(i)
 		if len(t) > MaxCellChars {
@@ -266,6 +335,29 @@ func value(s *sqlite3.Stmt, i int) any {
 		return "base64:" + base64.StdEncoding.EncodeToString(b)
 	}
 	return nil
+}
+
+// Non-finite floats have no JSON encoding; Query reports them as these
+// strings so that every Result marshals. SQLite itself never returns NaN
+// (it turns NaN into NULL), but an overflowing literal or expression
+// (SELECT 1e999) is ±Inf.
+const (
+	PosInf = "Infinity"
+	NegInf = "-Infinity"
+	NaN    = "NaN"
+)
+
+// finite returns v, or its name if v is not a finite number.
+func finite(v float64) any {
+	switch {
+	case math.IsInf(v, 1):
+		return PosInf
+	case math.IsInf(v, -1):
+		return NegInf
+	case math.IsNaN(v):
+		return NaN
+	}
+	return v
 }
 
 // explain turns a SQLite error into a message for the model.
@@ -287,9 +379,31 @@ func explain(ctx context.Context, err error) error {
 	}
 	var se *sqlite3.Error
 	if errors.As(err, &se) {
-		return queryErr("SQL error: %s", strings.TrimPrefix(se.Error(), "sqlite3: "))
+		msg := strings.TrimPrefix(se.Error(), "sqlite3: ")
+		if isLimitError(msg) {
+			return queryErr("%s", limitMessage(msg))
+		}
+		return queryErr("SQL error: %s", msg)
 	}
-	return err
+	return queryErr("SQL error: %v", err)
+}
+
+// limitErrors are fragments of the messages SQLite gives when a query
+// exceeds one of the limits set by setLimits.
+var limitErrors = []string{
+	"Expression tree is too large", "too many terms in compound SELECT", "Recursion limit",
+	"too many arguments on function", "LIKE or GLOB pattern too complex", "too many columns",
+	"too many SQL variables", "too many FROM clause terms", "nested too deep", "parser stack overflow",
+	"too many opcodes",
+}
+
+func isLimitError(msg string) bool {
+	for _, f := range limitErrors {
+		if strings.Contains(msg, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstKeyword returns the first word of sql in upper case, skipping
@@ -329,18 +443,23 @@ var errClosed = errors.New("sqlbox: database closed")
 // Exec runs a statement with arguments on the privileged connection and
 // returns the number of rows changed. It is for the server's own tools,
 // never for model-written SQL.
-func (b *Box) Exec(sql string, args ...any) (int64, error) {
+func (b *Box) Exec(sql string, args ...any) (n int64, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return 0, errClosed
 	}
-	return b.execLocked(sql, args...)
+	err = b.guarded("exec", func() (err error) {
+		n, err = b.execLocked(sql, args...)
+		return err
+	})
+	return n, err
 }
 
 // execLocked runs one statement on the privileged connection; b.mu is held.
 func (b *Box) execLocked(sql string, args ...any) (int64, error) {
-	stmt, _, err := b.writer.Prepare(sql)
+	w := b.conns.writer
+	stmt, _, err := w.Prepare(sql)
 	if err != nil {
 		return 0, err
 	}
@@ -351,31 +470,37 @@ func (b *Box) execLocked(sql string, args ...any) (int64, error) {
 	if err := stmt.Exec(); err != nil {
 		return 0, err
 	}
-	return b.writer.Changes(), nil
+	return w.Changes(), nil
 }
 
 // QueryRow runs a query with arguments on the privileged connection and
 // returns its first row (int64, float64, string, []byte or nil per
 // column), or nil if there is none.
-func (b *Box) QueryRow(sql string, args ...any) ([]any, error) {
+func (b *Box) QueryRow(sql string, args ...any) (row []any, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, errClosed
 	}
-	stmt, _, err := b.writer.Prepare(sql)
+	err = b.guarded("query row", func() error {
+		stmt, _, err := b.conns.writer.Prepare(sql)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		if err := bind(stmt, args); err != nil {
+			return err
+		}
+		if !stmt.Step() {
+			return stmt.Err()
+		}
+		row = make([]any, stmt.ColumnCount())
+		return stmt.Columns(row...)
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer stmt.Close()
-	if err := bind(stmt, args); err != nil {
-		return nil, err
-	}
-	if !stmt.Step() {
-		return nil, stmt.Err()
-	}
-	row := make([]any, stmt.ColumnCount())
-	return row, stmt.Columns(row...)
+	return row, nil
 }
 
 // Tx runs fn inside a transaction on the privileged connection: all of
@@ -386,14 +511,17 @@ func (b *Box) Tx(fn func(exec func(sql string, args ...any) (int64, error)) erro
 	if b.closed {
 		return errClosed
 	}
-	if err := b.writer.Exec("BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	if err := fn(b.execLocked); err != nil {
-		b.writer.Exec("ROLLBACK")
-		return err
-	}
-	return b.writer.Exec("COMMIT")
+	return b.guarded("tx", func() error {
+		w := b.conns.writer
+		if err := w.Exec("BEGIN IMMEDIATE"); err != nil {
+			return err
+		}
+		if err := fn(b.execLocked); err != nil {
+			w.Exec("ROLLBACK")
+			return err
+		}
+		return w.Exec("COMMIT")
+	})
 }
 
 func bind(stmt *sqlite3.Stmt, args []any) error {

@@ -165,7 +165,7 @@ func fingerprint(t testing.TB, b *Box) [32]byte {
 		"SELECT * FROM departments ORDER BY id", "SELECT * FROM employees ORDER BY id",
 		"SELECT * FROM projects ORDER BY id", "SELECT * FROM assignments ORDER BY employee_id, project_id",
 	} {
-		stmt, _, err := b.writer.Prepare(q)
+		stmt, _, err := b.conns.writer.Prepare(q)
 		if err != nil {
 			t.Fatalf("fingerprint %s: %v", q, err)
 		}

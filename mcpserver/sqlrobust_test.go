@@ -1,0 +1,158 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/toolward/toolward/mcpserver/sqlbox"
+)
+
+func unionAllSQL(n int) string {
+	var b strings.Builder
+	b.WriteString("SELECT 0")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, " UNION ALL SELECT %d", i)
+	}
+	return b.String()
+}
+
+func cteChainSQL(n int) string {
+	var b strings.Builder
+	b.WriteString("WITH c0 AS (SELECT 1 AS x)")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, ", c%d AS (SELECT x FROM c%d)", i, i-1)
+	}
+	fmt.Fprintf(&b, " SELECT x FROM c%d", n-1)
+	return b.String()
+}
+
+// hostileQueries crashed the wasm SQLite (and with it the session, the
+// server and the run) or answered JSON-RPC -32603 before the limits.
+var hostileQueries = []struct{ name, sql, want string }{
+	{"220-term UNION ALL", unionAllSQL(220), "limit"},
+	{"300 chained CTEs", cteChainSQL(300), "limit"},
+	{"nested subqueries", strings.Repeat("SELECT * FROM (", 300) + "SELECT 1" + strings.Repeat(")", 300), "limit"},
+	{"deep expression", "SELECT 1" + strings.Repeat("+1", 400), "limit"},
+	// On a slow machine (or under -race) the sort may reach the time limit
+	// first; sqlbox's TestOutOfMemory checks the memory limit without one.
+	{"memory-heavy sort", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3000) SELECT i, sum(i) OVER (ORDER BY randomblob(60000)) AS s FROM n",
+		fmt.Sprintf("more memory than allowed (%d MiB|ran longer than %s", sqlbox.MaxHeap>>20, sqlbox.Timeout)},
+}
+
+// TestQueryDatabaseHostile calls the tool through the real server: every
+// hostile query is an isError result naming its limit, and the session's
+// database (with a write made earlier in the session) still answers.
+func TestQueryDatabaseHostile(t *testing.T) {
+	c := connect(t, shared(t))
+	r := call(t, c, "update_salary", map[string]any{"employee_id": 2, "new_salary": 123456})
+	wantOK(t, r)
+	for _, q := range hostileQueries {
+		r, err := rawCall(c, "query_database", map[string]any{"sql": q.sql})
+		if err != nil {
+			t.Fatalf("%s: protocol error %v, want an isError result", q.name, err)
+		}
+		if !r.IsError || !anyOf(text(r), strings.Split(q.want, "|")) {
+			t.Errorf("%s: want isError result containing %q, got isError=%v %q", q.name, q.want, r.IsError, text(r))
+		}
+		r = call(t, c, "query_database", map[string]any{"sql": "SELECT salary FROM employees WHERE id = 2"})
+		wantOK(t, r)
+		if !strings.Contains(text(r), "123456") {
+			t.Errorf("after %s: %s", q.name, text(r))
+		}
+	}
+}
+
+// TestQueryDatabaseNonFinite checks that ±Inf results are valid JSON (the
+// strings "Infinity" and "-Infinity"), not JSON-RPC -32603.
+func TestQueryDatabaseNonFinite(t *testing.T) {
+	c := connect(t, shared(t))
+	r, err := rawCall(c, "query_database", map[string]any{"sql": "SELECT 1e999 AS big, -1e999 AS small"})
+	if err != nil {
+		t.Fatalf("protocol error: %v", err)
+	}
+	wantOK(t, r)
+	var out struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	structured(t, r, &out)
+	if len(out.Rows) != 1 || out.Rows[0]["big"] != sqlbox.PosInf || out.Rows[0]["small"] != sqlbox.NegInf {
+		t.Errorf("rows %v, text %s", out.Rows, text(r))
+	}
+}
+
+// TestStdioHostileQuery reproduces the issue through the stdio transport:
+// a 220-term UNION ALL, then a normal query, then the end of input. Both
+// calls are answered (the first as an isError result) and serving ends
+// cleanly.
+func TestStdioHostileQuery(t *testing.T) {
+	s, err := New(Options{NoBundledCatalog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []any{
+		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+			"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "0"}}},
+		map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"},
+		map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+			"name": "query_database", "arguments": map[string]any{"sql": unionAllSQL(220)}}},
+		map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": map[string]any{
+			"name": "query_database", "arguments": map[string]any{"sql": "SELECT 1e999 AS x"}}},
+		map[string]any{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": map[string]any{
+			"name": "query_database", "arguments": map[string]any{"sql": "SELECT count(*) AS n FROM employees"}}},
+	}
+	var in strings.Builder
+	for _, m := range msgs {
+		b, _ := json.Marshal(m)
+		in.Write(append(b, '\n'))
+	}
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(in.String()), &out, nil); err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	type answer struct {
+		ID     int `json:"id"`
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+		Error *struct{ Message string } `json:"error"`
+	}
+	got := map[int]answer{}
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		var a answer
+		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+			t.Fatalf("bad line %q: %v", sc.Text(), err)
+		}
+		got[a.ID] = a
+	}
+	for id, want := range map[int]struct {
+		isError bool
+		text    string
+	}{2: {true, "limit"}, 3: {false, `"Infinity"`}, 4: {false, `"n":`}} {
+		a, ok := got[id]
+		switch {
+		case !ok:
+			t.Errorf("request %d not answered; output:\n%s", id, out.String())
+		case a.Error != nil:
+			t.Errorf("request %d: protocol error %s", id, a.Error.Message)
+		case a.Result.IsError != want.isError || len(a.Result.Content) == 0 || !strings.Contains(a.Result.Content[0].Text, want.text):
+			t.Errorf("request %d: %+v, want isError=%v and %q", id, a.Result, want.isError, want.text)
+		}
+	}
+}
+
+func anyOf(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
