@@ -22,8 +22,11 @@ dropped cases, and per model an exact McNemar test on the discordant pairs.
 Runs that errored on either side are not compared.
 
 A model regressed when it has more pass → fail than fail → pass pairs and
-the McNemar p-value is below --alpha; the whole diff regressed when any model
-did, or when a case went from always passing to always failing for a model.
+the McNemar p-value is below --alpha; beside it, the difference of pass rates
+is given with its 95% interval and p-value clustered by case. The whole diff
+regressed when any model did, or when a case's own McNemar test regressed
+after Holm's correction for the number of cases tested (a case that went
+from always passing to always failing is listed, not counted by itself).
 With --fail-on-regression the exit status is then 1.
 
 Flags:

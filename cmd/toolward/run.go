@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,21 +80,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
-	}
-}
-
-// runGCPercent is the garbage collector's target for `toolward run` when
-// the user has not set GOGC. The Ollama API client allocates an 8 MiB
-// stream buffer per chat request; against a small live heap (a few MiB) the
-// default GOGC=100 starts a collection on nearly every request, which
-// halves throughput against a fast server. A higher target keeps the
-// process's peak heap at a few times the live heap, still bounded and flat
-// in the number of runs. Measured: BenchmarkRunFakeOllama in engine/.
-const runGCPercent = 400
-
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(runGCPercent)
 	}
 }
 
@@ -193,7 +177,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	tuneGC()
 	opts := engine.Options{
 		ConfigPath: config, ResumeDir: *resume, Filters: filters, Shard: *shard,
 		OutDir: *outDir, Workers: *workers, RecordDir: *recordDir,

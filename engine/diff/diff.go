@@ -3,6 +3,7 @@ package diff
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,8 +24,15 @@ type Result struct {
 	Regressions []Change
 	Fixes       []Change
 	// Broken lists (case, model) pairs whose paired runs all passed in
-	// base and all fail in new.
+	// base and all fail in new. It is descriptive: a case with few seeds
+	// gets there by chance; CaseRegressions is the tested flag.
 	Broken []Broken
+	// CasesTested counts the (case, model) pairs with a scored run pair,
+	// each tested with an exact McNemar test on its own run pairs;
+	// CaseRegressions are those that regressed after Holm's correction
+	// for that many tests (B > C and adjusted p < Alpha).
+	CasesTested     int
+	CaseRegressions []CaseTest
 	// NewCases and DroppedCases are case ids present on one side only.
 	NewCases     []string
 	DroppedCases []string
@@ -48,7 +56,8 @@ type Side struct {
 }
 
 // ModelDiff is one model's paired comparison. B counts pass → fail pairs,
-// C fail → pass; P is the exact McNemar p-value on them.
+// C fail → pass; P is the exact McNemar p-value on them, which treats run
+// pairs as independent.
 type ModelDiff struct {
 	Model             string
 	Pairs             int // scored pairs
@@ -57,6 +66,20 @@ type ModelDiff struct {
 	P                 float64
 	// Regressed is set when B > C and P < Alpha.
 	Regressed bool
+	// ByCase is the difference of pass rates (new − base) over the same
+	// run pairs with its 95% interval, p-value and minimum detectable
+	// difference clustered by case: runs of a case are not independent,
+	// so this is the honest size of the change.
+	ByCase stats.Diff
+}
+
+// CaseTest is one case's paired runs for one model: B pass → fail,
+// C fail → pass, the exact McNemar p-value and its Holm-adjusted value
+// over Result.CasesTested tests.
+type CaseTest struct {
+	Case, Model string
+	Pairs, B, C int
+	P, PAdj     float64
 }
 
 // BaseRate and NewRate are the pass rates over the scored pairs.
@@ -88,8 +111,11 @@ type Broken struct {
 }
 
 // Regressed reports whether the new results are worse: some model
-// regressed with McNemar p < Alpha, or some case went from always passing
-// to always failing for a model.
+// regressed with McNemar p < Alpha, or some case regressed for a model
+// with its Holm-adjusted McNemar p < Alpha (CaseRegressions). A case that
+// went from always passing to always failing (Broken) is listed but does
+// not count by itself: with few seeds per case and many cases, some do so
+// by chance in most comparisons.
 //
 // A comparison with no scored pair cannot show a regression; a gate should
 // check Gate, which also fails in that case.
@@ -99,7 +125,7 @@ func (r *Result) Regressed() bool {
 			return true
 		}
 	}
-	return len(r.Broken) > 0
+	return len(r.CaseRegressions) > 0
 }
 
 // Gate is the verdict a CI gate needs: nil when the new results can be
@@ -165,7 +191,7 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 
 	models := map[string]*ModelDiff{}
 	type caseModel struct{ Case, Model string }
-	type runs struct{ paired, basePass, newFail int }
+	type runs struct{ paired, basePass, newFail, b, c int }
 	perCase := map[caseModel]*runs{}
 	changed := map[string]bool{}
 	for k, b := range base {
@@ -218,21 +244,47 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		if !np {
 			cr.newFail++
 		}
+		switch {
+		case bp && !np:
+			cr.b++
+		case !bp && np:
+			cr.c++
+		}
 	}
 	for k := range nw {
 		if _, ok := base[k]; !ok && baseCases[k.Case] {
 			r.NewOnly++
 		}
 	}
-	for _, m := range models {
-		m.P = stats.McNemarExact(m.B, m.C)
-		m.Regressed = m.B > m.C && m.P < alpha
-		r.Models = append(r.Models, *m)
-	}
-	for k, cr := range perCase {
+	clusters := map[string][]stats.Cluster{} // model → one cluster per case
+	var tests []CaseTest
+	for _, k := range slices.SortedFunc(maps.Keys(perCase), func(x, y caseModel) int {
+		return cmp.Or(cmp.Compare(x.Case, y.Case), cmp.Compare(x.Model, y.Model))
+	}) {
+		cr := perCase[k]
 		if cr.basePass == cr.paired && cr.newFail == cr.paired {
 			r.Broken = append(r.Broken, Broken{Case: k.Case, Model: k.Model, Runs: cr.paired})
 		}
+		// Per pair, new − base is +1 (fail → pass), −1 or 0.
+		clusters[k.Model] = append(clusters[k.Model], stats.Cluster{Sum: float64(cr.c - cr.b), N: float64(cr.paired)})
+		tests = append(tests, CaseTest{Case: k.Case, Model: k.Model, Pairs: cr.paired, B: cr.b, C: cr.c, P: stats.McNemarExact(cr.b, cr.c)})
+	}
+	r.CasesTested = len(tests)
+	ps := make([]float64, len(tests))
+	for i, t := range tests {
+		ps[i] = t.P
+	}
+	for i, adj := range stats.Holm(ps) {
+		tests[i].PAdj = adj
+		if tests[i].B > tests[i].C && adj < alpha {
+			r.CaseRegressions = append(r.CaseRegressions, tests[i])
+		}
+	}
+	for _, m := range models {
+		m.P = stats.McNemarExact(m.B, m.C)
+		m.Regressed = m.B > m.C && m.P < alpha
+		m.ByCase = stats.PairedDiff(clusters[m.Model])
+		r.Models = append(r.Models, *m)
 	}
 	for c := range changed {
 		r.Changed = append(r.Changed, c)

@@ -9,6 +9,11 @@
 //
 // From the pairs it derives regressions (pass → fail), fixes (fail →
 // pass), new and dropped cases, and per model an exact McNemar test on the
-// discordant pairs. Runs that errored on either side are not scored and
-// are counted apart.
+// discordant pairs beside the same difference of pass rates clustered by
+// case (its 95% interval, p-value and minimum detectable difference; run
+// pairs of one case are not independent, so McNemar alone overstates the
+// evidence). Each (case, model) gets its own exact McNemar test, and the
+// per-case regression flags are Holm-corrected for the number of cases
+// tested, so many cases do not raise a false alarm in most comparisons.
+// Runs that errored on either side are not scored and are counted apart.
 package diff

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report"
+	"github.com/toolward/toolward/engine/report/stats"
 )
 
 // maxListed bounds the regressions and fixes listed one per line.
@@ -34,6 +36,32 @@ func pval(p float64) string {
 		return "<0.0001"
 	}
 	return fmt.Sprintf("%.4f", p)
+}
+
+// byCase formats the case-clustered difference, "-66.7 pp [-99.2, -34.1]".
+func byCase(d stats.Diff) string {
+	if d.Cases < 2 {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f pp [%+.1f, %+.1f]", 100*d.Est, 100*d.Lo, 100*d.Hi)
+}
+
+// pvalNaN is pval, or "—" when the p-value is unknown.
+func pvalNaN(p float64) string {
+	if math.IsNaN(p) {
+		return "—"
+	}
+	return pval(p)
+}
+
+func mdd(d stats.Diff) string {
+	switch {
+	case math.IsNaN(d.MDD):
+		return "—"
+	case d.MDD > 1:
+		return "> 100 pp"
+	}
+	return fmt.Sprintf("%.1f pp", 100*d.MDD)
 }
 
 func verdict(m ModelDiff, alpha float64) string {
@@ -64,17 +92,26 @@ func (r *Result) WriteText(w io.Writer) error {
 		for _, m := range r.Models {
 			width = max(width, len(m.Model))
 		}
-		fmt.Fprintf(tw, "%-*s\tpairs\tbase\tnew\tΔ\tpass→fail\tfail→pass\tp (McNemar)\t\n", width, "model")
+		fmt.Fprintf(tw, "%-*s\tpairs\tbase\tnew\tΔ\tpass→fail\tfail→pass\tp (McNemar)\tcases\tΔ by case [95%% CI]\tp (by case)\tMDD\t\n", width, "model")
 		for _, m := range r.Models {
-			fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", width, m.Model, m.Pairs, pct(m.BaseRate()), pct(m.NewRate()), delta(m), m.B, m.C, pval(m.P), strings.TrimRight("  "+verdict(m, r.Alpha), " "))
+			fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\t%s\t%s\n", width, m.Model, m.Pairs, pct(m.BaseRate()), pct(m.NewRate()), delta(m), m.B, m.C, pval(m.P),
+				m.ByCase.Cases, byCase(m.ByCase), pvalNaN(m.ByCase.P), mdd(m.ByCase), strings.TrimRight("  "+verdict(m, r.Alpha), " "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		p("(exact two-sided McNemar test on discordant pairs; regressed when pass→fail > fail→pass and p < %g)\n", r.Alpha)
+		p("(exact two-sided McNemar test on discordant pairs; regressed when pass→fail > fail→pass and p < %g.\n", r.Alpha)
+		p(" Δ by case: the same difference with its 95%% interval and p-value clustered by case, since runs of a case are not independent;\n")
+		p(" MDD: the smallest difference these cases and runs detect with 80%% power)\n")
+	}
+	if r.CasesTested > 0 {
+		p("\nper-case tests: %d (case, model) pairs, exact McNemar each, Holm-corrected for %d tests: %d regressed\n", r.CasesTested, r.CasesTested, len(r.CaseRegressions))
+		for _, c := range r.CaseRegressions {
+			p("  %s  %s  pass→fail %d, fail→pass %d of %d pairs, p %s (Holm %s)\n", c.Case, c.Model, c.B, c.C, c.Pairs, pval(c.P), pval(c.PAdj))
+		}
 	}
 	if len(r.Broken) > 0 {
-		p("\nalways passing → always failing:\n")
+		p("\nalways passing → always failing (listed; gated only through the per-case tests):\n")
 		for _, b := range r.Broken {
 			p("  %s  %s  (%d paired run(s))\n", b.Case, b.Model, b.Runs)
 		}
@@ -128,14 +165,27 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		p("\n")
 	}
 	if len(r.Models) > 0 {
-		p("| model | pairs | base | new | Δ | pass→fail | fail→pass | p (McNemar) | |\n|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+		p("| model | pairs | base | new | Δ | pass→fail | fail→pass | p (McNemar) | cases | Δ by case [95%% CI] | p (by case) | MDD | |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 		for _, m := range r.Models {
-			p("| `%s` | %d | %s | %s | %s | %d | %d | %s | %s |\n", code(m.Model), m.Pairs, pct(m.BaseRate()), pct(m.NewRate()), delta(m), m.B, m.C, pval(m.P), verdict(m, r.Alpha))
+			p("| `%s` | %d | %s | %s | %s | %d | %d | %s | %d | %s | %s | %s | %s |\n", code(m.Model), m.Pairs, pct(m.BaseRate()), pct(m.NewRate()), delta(m), m.B, m.C, pval(m.P),
+				m.ByCase.Cases, byCase(m.ByCase), pvalNaN(m.ByCase.P), mdd(m.ByCase), verdict(m, r.Alpha))
 		}
-		p("\nExact two-sided McNemar test on the discordant pairs; a model regressed when pass→fail > fail→pass and p < %g.\n\n", r.Alpha)
+		p("\nExact two-sided McNemar test on the discordant pairs; a model regressed when pass→fail > fail→pass and p < %g. "+
+			"Δ by case is the same difference with its 95%% interval and p-value clustered by case (runs of a case are not independent); "+
+			"MDD is the smallest difference these cases and runs detect with 80%% power.\n\n", r.Alpha)
+	}
+	if r.CasesTested > 0 {
+		p("Per-case tests: %d (case, model) pairs, exact McNemar each, Holm-corrected for %d tests: %d regressed.\n\n", r.CasesTested, r.CasesTested, len(r.CaseRegressions))
+		if len(r.CaseRegressions) > 0 {
+			p("| case | model | pass→fail | fail→pass | pairs | p | p (Holm) |\n|---|---|--:|--:|--:|--:|--:|\n")
+			for _, c := range r.CaseRegressions {
+				p("| `%s` | `%s` | %d | %d | %d | %s | %s |\n", code(c.Case), code(c.Model), c.B, c.C, c.Pairs, pval(c.P), pval(c.PAdj))
+			}
+			p("\n")
+		}
 	}
 	if len(r.Broken) > 0 {
-		p("### Always passing → always failing\n\n| case | model | paired runs |\n|---|---|--:|\n")
+		p("### Always passing → always failing\n\nListed for reading; they count as a regression only through the per-case tests above.\n\n| case | model | paired runs |\n|---|---|--:|\n")
 		for _, b := range r.Broken {
 			p("| `%s` | `%s` | %d |\n", code(b.Case), code(b.Model), b.Runs)
 		}

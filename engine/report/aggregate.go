@@ -48,39 +48,47 @@ func ClaimsSuccess(answer string) bool {
 
 // aggregator folds records into a Summary one at a time.
 type aggregator struct {
-	totals   Tally
+	totals   pooled
 	started  time.Time
 	finished time.Time
 	models   map[string]*modelAgg
 	cells    map[CellKey]*cellAgg
 	cases    map[string]*caseAgg
-	curve    map[string]map[int]*Tally // model → tool count
-	axes     map[string]map[string]map[string]*Tally
-	confirm  map[[2]string]*ConfirmRow
-	reasons  map[string]*ReasonCount
-	errKinds map[string]int
-	examples int
+	// subsetTools is the number of tools each case was offered in each
+	// tool subset (subset → case → count), for the tool-count curve.
+	subsetTools map[string]map[string]int
+	// subsetOrder is the config's order of tool subsets, when known.
+	subsetOrder []string
+	axes        map[string]map[string]map[string]*pooled // axis → model → value
+	confirm     map[[2]string]*ConfirmRow
+	reasons     map[string]*ReasonCount
+	errKinds    map[string]int
+	examples    int
 	// cellWarnings holds per-cell warnings by kind, summarised in
 	// Summary.Warnings when there are many.
 	cellWarnings map[string][]string
 	unknown      int // records with an unknown outcome, counted as errors
 	// toolsRanks caches toolsRank once all records are in.
 	toolsRanks map[string]int
+	// notes are statistical caveats computed with the summary.
+	notes []string
+	// textCalls counts tool calls written as text (unparsed.go).
+	textCalls textCallAgg
 }
 
 type modelAgg struct {
-	tally            Tally
+	tally            pooled
 	turnLat, callLat []float64
 	tokIn, tokOut    int64
-	seeds            map[int]*Tally
-	tempSeeds        map[float64]map[int]*Tally // temperature → seed
+	seeds            map[int]*pooled
+	tempSeeds        map[float64]map[int]*pooled // temperature → seed
 }
 
 type cellAgg struct {
 	tally              Tally
 	minTools, maxTools int
 	seeds              map[int]bool
-	perCase            map[string]*[2]int // case → {pass, scored}
+	perCase            caseCounts
 	caseOrder          []string
 }
 
@@ -100,16 +108,16 @@ func newAggregator() *aggregator {
 		models:   map[string]*modelAgg{},
 		cells:    map[CellKey]*cellAgg{},
 		cases:    map[string]*caseAgg{},
-		curve:    map[string]map[int]*Tally{},
-		axes:     map[string]map[string]map[string]*Tally{},
+		axes:     map[string]map[string]map[string]*pooled{},
 		confirm:  map[[2]string]*ConfirmRow{},
 		reasons:  map[string]*ReasonCount{},
 		errKinds: map[string]int{},
 
 		cellWarnings: map[string][]string{},
+		subsetTools:  map[string]map[string]int{},
 	}
 	for _, ax := range axisNames {
-		a.axes[ax] = map[string]map[string]*Tally{}
+		a.axes[ax] = map[string]map[string]*pooled{}
 	}
 	return a
 }
@@ -126,7 +134,7 @@ func (a *aggregator) add(rec *record.Record) {
 	}
 	c := rec.Cell
 	key := KeyOf(c)
-	a.totals.add(outcome)
+	a.totals.addRun(rec.Case, outcome)
 	if !rec.Started.IsZero() {
 		if a.started.IsZero() || rec.Started.Before(a.started) {
 			a.started = rec.Started
@@ -139,10 +147,10 @@ func (a *aggregator) add(rec *record.Record) {
 	// Model.
 	m := a.models[c.Model]
 	if m == nil {
-		m = &modelAgg{seeds: map[int]*Tally{}, tempSeeds: map[float64]map[int]*Tally{}}
+		m = &modelAgg{seeds: map[int]*pooled{}, tempSeeds: map[float64]map[int]*pooled{}}
 		a.models[c.Model] = m
 	}
-	m.tally.add(outcome)
+	m.tally.addRun(rec.Case, outcome)
 	m.tokIn += int64(rec.Tokens.In)
 	m.tokOut += int64(rec.Tokens.Out)
 	for _, t := range rec.Trace.Turns {
@@ -151,18 +159,18 @@ func (a *aggregator) add(rec *record.Record) {
 	for _, cl := range rec.Trace.Calls {
 		m.callLat = append(m.callLat, float64(cl.Latency))
 	}
-	tallyAt(m.seeds, c.Seed).add(outcome)
+	pooledAt(m.seeds, c.Seed).addRun(rec.Case, outcome)
 	ts := m.tempSeeds[c.Temperature]
 	if ts == nil {
-		ts = map[int]*Tally{}
+		ts = map[int]*pooled{}
 		m.tempSeeds[c.Temperature] = ts
 	}
-	tallyAt(ts, c.Seed).add(outcome)
+	pooledAt(ts, c.Seed).addRun(rec.Case, outcome)
 
 	// Cell.
 	ca := a.cells[key]
 	if ca == nil {
-		ca = &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: map[string]*[2]int{}}
+		ca = &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: caseCounts{}}
 		a.cells[key] = ca
 	}
 	ca.tally.add(outcome)
@@ -183,24 +191,27 @@ func (a *aggregator) add(rec *record.Record) {
 	}
 
 	// Tool-count curve and axis breakdowns.
-	cm := a.curve[c.Model]
-	if cm == nil {
-		cm = map[int]*Tally{}
-		a.curve[c.Model] = cm
+	st := a.subsetTools[c.Tools]
+	if st == nil {
+		st = map[string]int{}
+		a.subsetTools[c.Tools] = st
 	}
-	tallyAt(cm, c.ToolCount).add(outcome)
+	if outcome != record.Error { // an errored run may not have listed its tools
+		st[rec.Case] = c.ToolCount
+	}
 	for i, v := range [...]string{fmtFloat(c.Temperature), strconv.Itoa(c.Seed), c.Tools, c.Confirm, c.Descriptions} {
 		ax := axisNames[i]
 		byModel := a.axes[ax][c.Model]
 		if byModel == nil {
-			byModel = map[string]*Tally{}
+			byModel = map[string]*pooled{}
 			a.axes[ax][c.Model] = byModel
 		}
-		tallyAt(byModel, v).add(outcome)
+		pooledAt(byModel, v).addRun(rec.Case, outcome)
 	}
 
 	// Confirmation gate.
 	a.addConfirm(c, &rec.Trace)
+	a.textCalls.add(rec)
 
 	// Reasons and errors.
 	var codes []string
@@ -278,10 +289,10 @@ func ReasonCodes(reasons []matchers.Reason) []string {
 	return codes
 }
 
-func tallyAt[K comparable](m map[K]*Tally, k K) *Tally {
+func pooledAt[K comparable](m map[K]*pooled, k K) *pooled {
 	t := m[k]
 	if t == nil {
-		t = &Tally{}
+		t = &pooled{}
 		m[k] = t
 	}
 	return t
@@ -339,14 +350,12 @@ func (a *aggregator) summary() *Summary {
 	if a.started.IsZero() {
 		s.Started, s.Finished = time.Time{}, time.Time{}
 	}
-	s.Totals = a.totals
-	s.Totals.finish()
+	s.Totals = a.totals.result()
 
 	// Models.
 	for _, name := range sortedKeys(a.models) {
 		m := a.models[name]
-		ms := ModelSummary{Model: name, Tally: m.tally, TokensIn: m.tokIn, TokensOut: m.tokOut}
-		ms.finish()
+		ms := ModelSummary{Model: name, Tally: m.tally.result(), TokensIn: m.tokIn, TokensOut: m.tokOut}
 		ms.TurnLatency = latency(m.turnLat)
 		ms.CallLatency = latency(m.callLat)
 		ms.Seeds, ms.Spread = seedSpread(m.seeds)
@@ -368,15 +377,7 @@ func (a *aggregator) summary() *Summary {
 	}
 
 	// Tool-count curve.
-	for _, model := range sortedKeys(a.curve) {
-		ser := Series{Model: model}
-		for _, n := range sortedKeys(a.curve[model]) {
-			t := *a.curve[model][n]
-			t.finish()
-			ser.Points = append(ser.Points, Point{ToolCount: n, Tally: t})
-		}
-		s.ToolCurve = append(s.ToolCurve, ser)
-	}
+	s.ToolCurve = a.toolCurve()
 
 	// Breakdowns by axis: only axes with more than one value.
 	for _, ax := range axisNames {
@@ -398,14 +399,20 @@ func (a *aggregator) summary() *Summary {
 		for _, model := range sortedKeys(a.axes[ax]) {
 			row := BreakdownRow{Model: model, Tallies: make([]Tally, len(vs))}
 			for i, v := range vs {
-				if t := a.axes[ax][model][v]; t != nil {
-					row.Tallies[i] = *t
+				p := a.axes[ax][model][v]
+				if p == nil {
+					p = &pooled{}
 				}
-				row.Tallies[i].finish()
+				row.Tallies[i] = p.result()
 			}
 			b.Rows = append(b.Rows, row)
 		}
 		s.Breakdowns = append(s.Breakdowns, b)
+	}
+	s.Comparisons = a.comparisons(s)
+	s.HeadlineComparison = a.headlineComparison(s)
+	if c := s.Totals.ClusterNote(); c != "" {
+		a.notes = append(a.notes, "Overall pass rate: "+c+"; its interval is clustered by case.")
 	}
 
 	// Confirm gate: rows for gated modes, or where anything was gated.
@@ -417,6 +424,7 @@ func (a *aggregator) summary() *Summary {
 		s.Confirm = append(s.Confirm, *row)
 	}
 
+	s.TextCalls = a.textCalls.rows()
 	// Reasons, most frequent first.
 	for _, rc := range a.reasons {
 		s.Reasons = append(s.Reasons, *rc)
@@ -455,6 +463,14 @@ func (a *aggregator) summary() *Summary {
 	sort.SliceStable(s.Cases, func(i, j int) bool { return caseBadness(s.Cases[i]) > caseBadness(s.Cases[j]) })
 
 	// Run-wide warnings.
+	s.Warnings = append(s.Warnings, a.notes...)
+	if s.ToolCurve != nil {
+		for _, ser := range s.ToolCurve.Series {
+			if ser.Dropped > 0 {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("the tool-count curve of %s holds the %d case(s) that ran in every tool subset it ran; %d case(s) that did not are left out of it", ser.Model, ser.Cases, ser.Dropped))
+			}
+		}
+	}
 	if a.totals.Error > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d runs were infrastructure errors; they are excluded from every pass rate", a.totals.Error, a.totals.Runs))
 	}
@@ -499,7 +515,7 @@ func caseBadness(c CaseSummary) float64 {
 func (a *aggregator) cellSummary(k CellKey) CellSummary {
 	ca := a.cells[k]
 	cs := CellSummary{Cell: k, Tally: ca.tally, MinTools: ca.minTools, MaxTools: ca.maxTools}
-	cs.finish()
+	cs.finishPooled(ca.perCase)
 	cs.Seeds = sortedKeys(ca.seeds)
 	warn := func(kind, format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
@@ -516,7 +532,6 @@ func (a *aggregator) cellSummary(k CellKey) CellSummary {
 			errOnly++
 			continue
 		}
-		cs.Cases++
 		minN = min(minN, pc[1])
 		maxN = max(maxN, pc[1])
 	}
@@ -546,12 +561,11 @@ func (a *aggregator) cellSummary(k CellKey) CellSummary {
 
 // seedSpread returns the pass rate per seed and their spread over the
 // seeds with scored runs.
-func seedSpread(seeds map[int]*Tally) ([]SeedRate, Spread) {
+func seedSpread(seeds map[int]*pooled) ([]SeedRate, Spread) {
 	var out []SeedRate
 	var rates []float64
 	for _, seed := range sortedKeys(seeds) {
-		t := *seeds[seed]
-		t.finish()
+		t := seeds[seed].result()
 		out = append(out, SeedRate{Seed: seed, Tally: t})
 		if t.Scored() > 0 {
 			rates = append(rates, t.Rate)
@@ -591,13 +605,19 @@ func (a *aggregator) sortCells(keys []CellKey) {
 	})
 }
 
-// toolsRank is the largest tool count seen for a subset name, so that
-// "needed" < "n8" < "n64" < "all".
+// toolsRank orders tool subsets: in the config's order when config.json
+// gave one, then (and otherwise) by the largest tool count seen for the
+// subset, so that "needed" < "n8" < "n64" < "all".
 func (a *aggregator) toolsRank(name string) int {
 	if a.toolsRanks == nil {
 		a.toolsRanks = map[string]int{}
 		for k, c := range a.cells {
 			a.toolsRanks[k.Tools] = max(a.toolsRanks[k.Tools], c.maxTools)
+		}
+		for name := range a.toolsRanks {
+			if i := slices.Index(a.subsetOrder, name); i >= 0 {
+				a.toolsRanks[name] = i - len(a.subsetOrder)
+			}
 		}
 	}
 	return a.toolsRanks[name]

@@ -86,6 +86,7 @@ func Summarize(dir string) (*Summary, error) {
 			return nil, err
 		}
 	}
+	a.subsetOrder = configToolOrder(filepath.Join(dir, ConfigFile))
 	s := a.summary()
 	s.BadLines = len(bad)
 	s.Duplicates = dups

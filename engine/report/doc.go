@@ -8,8 +8,14 @@
 //  2. aggregates counts per cell (seeds pooled), per model, per case, per
 //     axis value and per tool count, keeping at most one failing trace per
 //     case × cell (and a bounded number overall) for the drill-down,
-//  3. computes the statistics with package stats: Wilson intervals for
-//     pass rates, unbiased pass@k and pass^k per cell, latency quantiles,
+//  3. computes the statistics with package stats: for every pass rate
+//     pooled over cases (totals, models, axis values, cells) a 95%
+//     interval clustered by case, since runs of one case agree far more
+//     than coin flips (Wilson only for one case's runs); paired
+//     comparisons between the values of each axis on the same cases, with
+//     p-values and minimum detectable differences; the tool-count curve
+//     per subset over a fixed set of cases; unbiased pass@k and pass^k per
+//     cell; latency quantiles,
 //  4. writes summary.json, report.md, report.html (self-contained: inline
 //     SVG, no scripts, nothing fetched) and junit.xml into the directory.
 //

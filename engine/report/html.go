@@ -20,26 +20,38 @@ var htmlSource string
 const maxShown = 4000
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"rateCI":    rateCI,
-	"pct":       pct,
-	"ms":        msFmt,
-	"passK":     passK,
-	"toolRange": toolRange,
-	"bar":       bar,
-	"rateClass": rateClass,
-	"fmtFloat":  fmtFloat,
-	"orDash":    orDash,
-	"frac":      kpct,
-	"clip":      func(s string) string { return truncate(s, maxShown) },
-	"args":      argsJSON,
-	"join":      strings.Join,
-	"mul100":    func(f float64) float64 { return 100 * f },
-	"sub":       func(a, b float64) float64 { return a - b },
-	"itof":      func(i int) float64 { return float64(i) },
-	"addf":      func(f, d float64) float64 { return f + d },
-	"mid":       func(a, b float64) float64 { return (a + b) / 2 },
-	"claim":     func() string { return ClaimPattern.String() },
-	"negation":  func() string { return NegationPattern.String() },
+	"rateCI":               rateCI,
+	"pct":                  pct,
+	"ms":                   msFmt,
+	"passK":                passK,
+	"toolRange":            toolRange,
+	"bar":                  bar,
+	"rateClass":            rateClass,
+	"fmtFloat":             fmtFloat,
+	"orDash":               orDash,
+	"frac":                 kpct,
+	"clip":                 func(s string) string { return truncate(s, maxShown) },
+	"args":                 argsJSON,
+	"join":                 strings.Join,
+	"mul100":               func(f float64) float64 { return 100 * f },
+	"sub":                  func(a, b float64) float64 { return a - b },
+	"itof":                 func(i int) float64 { return float64(i) },
+	"addf":                 func(f, d float64) float64 { return f + d },
+	"mid":                  func(a, b float64) float64 { return (a + b) / 2 },
+	"diffCI":               diffCI,
+	"pvalue":               pvalue,
+	"mdd":                  mddText,
+	"more":                 moreText,
+	"verdict":              func(c Comparison) string { return verdictText(c, plain) },
+	"headlineCmp":          func(c Comparison) string { return headlineComparisonText(c, plain) },
+	"interval":             intervalPhrase,
+	"toolSpread":           toolSpread,
+	"curveNote":            func(tc *ToolCurve) string { return curveExplainer(tc, plain) },
+	"point":                func(ser Series, i int) Point { return ser.Points[i] },
+	"clusterExplainer":     func() string { return clusterExplainer },
+	"comparisonsExplainer": func() string { return comparisonsExplainer },
+	"claim":                func() string { return ClaimPattern.String() },
+	"negation":             func() string { return NegationPattern.String() },
 	"kvec": func(v []float64) string {
 		parts := make([]string, len(v))
 		for i, x := range v {
@@ -115,9 +127,6 @@ func (s *Summary) WriteHTML(w io.Writer) error {
 		Labels:  map[CellKey]string{}, MaxOpenCells: maxOpenCells,
 	}
 	v.SpreadTemp = hasTemp(v.SpreadLines)
-	if len(curveCounts(s.ToolCurve)) < 2 {
-		v.Curve = nil // a single tool count is not a curve; the tables say it
-	}
 	for _, c := range s.Cells {
 		v.Labels[c.Cell] = s.label(c.Cell)
 	}
@@ -187,6 +196,9 @@ func newExampleView(label string, e *Example) exampleView {
 	}
 	return ev
 }
+
+// plain formats a name for text that html/template escapes as a whole.
+func plain(s string) string { return s }
 
 // argsJSON renders a call's arguments as indented JSON, or the raw text
 // the model sent when they were not an object.

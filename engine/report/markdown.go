@@ -36,8 +36,10 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 
 	p("# toolward report: %s\n\n", mdCell(s.Title))
 	t := s.Totals
-	p("**%s** pass rate over %d scored runs (95%% Wilson interval %.1f–%.1f%%) · %d runs: %d pass, %d fail, %d error\n\n",
-		passOrDash(t), t.Scored(), 100*t.Lo, 100*t.Hi, t.Runs, t.Pass, t.Fail, t.Error)
+	p("**%s** pass rate over %s · %d runs: %d pass, %d fail, %d error\n\n", passOrDash(t), intervalPhrase(t), t.Runs, t.Pass, t.Fail, t.Error)
+	if c := s.HeadlineComparison; c != nil {
+		p("%s\n\n", headlineComparisonText(*c, mdCode))
+	}
 	if len(s.Meta) > 0 || len(s.Fixed) > 0 || !s.Started.IsZero() {
 		var facts []string
 		for _, f := range s.Meta {
@@ -61,28 +63,60 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 
 	if len(s.Models) > 0 {
 		p("## Models\n\n")
-		head("lrrrrrrrr", "model", "runs", "pass", "fail", "error", "pass rate [95% CI]", "turn p50/p95 ms", "call p50/p95 ms", "tokens in/out per run")
+		p("95%% intervals are clustered by case (%s).\n\n", clusterExplainer)
+		head("lrrrrrrrrr", "model", "runs", "cases", "pass", "fail", "error", "pass rate [95% CI]", "turn p50/p95 ms", "call p50/p95 ms", "tokens in/out per run")
+		var notes []string
 		for _, m := range s.Models {
 			in, out := m.TokensPerRun()
-			row(mdCode(m.Model), fmt.Sprint(m.Runs), fmt.Sprint(m.Pass), fmt.Sprint(m.Fail), fmt.Sprint(m.Error), rateCI(m.Tally),
+			row(mdCode(m.Model), fmt.Sprint(m.Runs), fmt.Sprint(m.Cases), fmt.Sprint(m.Pass), fmt.Sprint(m.Fail), fmt.Sprint(m.Error), rateCI(m.Tally),
 				msFmt(m.TurnLatency), msFmt(m.CallLatency), fmt.Sprintf("%.0f / %.0f", in, out))
+			if n := m.ClusterNote(); n != "" && len(s.Models) > 1 {
+				notes = append(notes, fmt.Sprintf("%s: %s.", mdCode(m.Model), n))
+			}
+		}
+		p("\n")
+		for _, n := range notes {
+			p("- %s\n", n)
+		}
+		if len(notes) > 0 {
+			p("\n")
+		}
+	}
+
+	if len(s.Comparisons) > 0 {
+		p("## Comparisons\n\n%s\n\n", comparisonsExplainer)
+		head("llllrrrrrrrl", "axis", "model", "A", "B", "cases", "A rate", "B rate", "A − B [95% CI]", "p", "MDD", "MDD ×2 runs / ×2 cases", "")
+		for _, c := range s.Comparisons {
+			model := "all"
+			if c.Axis == "model" {
+				model = "—"
+			} else if c.Model != "" {
+				model = mdCode(c.Model)
+			}
+			row(c.Axis, model, mdCode(orDash(c.A)), mdCode(orDash(c.B)), fmt.Sprint(c.Diff.Cases), pct(c.RateA), pct(c.RateB),
+				diffCI(c.Diff), pvalue(c.Diff.P), mddText(c.Diff.MDD), moreText(c.Diff), verdictText(c, mdCode))
 		}
 		p("\n")
 	}
 
-	if len(s.ToolCurve) > 0 {
-		counts := curveCounts(s.ToolCurve)
-		if len(counts) > 1 {
-			p("## Pass rate by tools offered\n\nPooled over the other axes.\n\n")
-			cols := []string{"tools offered"}
-			for _, ser := range s.ToolCurve {
-				cols = append(cols, mdCode(ser.Model))
+	if tc := s.ToolCurve; tc != nil {
+		p("## Pass rate by tool subset\n\n%s\n\n", curveExplainer(tc, mdCode))
+		{
+			cols := []string{"subset", "tools offered"}
+			first := mdCode(tc.Subsets[0].Name)
+			for _, ser := range tc.Series {
+				cols = append(cols, mdCode(ser.Model), "Δ vs "+first)
 			}
-			head("lrrrrrrrrrrrrrrr", cols...)
-			for _, n := range counts {
-				cells := []string{fmt.Sprint(n)}
-				for _, ser := range s.ToolCurve {
-					cells = append(cells, rateCI(pointAt(ser, n)))
+			head("lrrrrrrrrrrrrrrrrrrrrr", cols...)
+			for i, sub := range tc.Subsets {
+				cells := []string{mdCode(sub.Name), toolSpread(sub)}
+				for _, ser := range tc.Series {
+					pt := ser.Points[i]
+					d := "—"
+					if pt.VsFirst != nil {
+						d = diffCI(*pt.VsFirst)
+					}
+					cells = append(cells, rateCI(pt.Tally), d)
 				}
 				row(cells...)
 			}
@@ -91,7 +125,11 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 	}
 
 	for _, b := range s.Breakdowns {
-		p("## Pass rate by %s\n\nPooled over the other axes.\n\n", b.Axis)
+		pairs := " Comparisons pairs the values on the same cases."
+		if b.Axis == "seed" {
+			pairs = "" // seeds are replicates, not compared
+		}
+		p("## Pass rate by %s\n\nPooled over the other axes; 95%% intervals clustered by case.%s\n\n", b.Axis, pairs)
 		cols := []string{"model"}
 		for _, v := range b.Values {
 			cols = append(cols, mdCode(orDash(v)))
@@ -161,6 +199,7 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 		p("\n")
 	}
 
+	s.writeTextCallsMarkdown(bw)
 	if len(s.ErrorKinds) > 0 {
 		p("## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 		head("lr", "kind", "runs")
@@ -208,7 +247,7 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 		p("\n")
 	}
 	if len(s.Cells) > 0 {
-		p("## Cells\n\nSeeds pooled. pass@k: at least one of k trials of a case passes; pass^k: all k pass (unbiased estimators, averaged over cases; k up to the fewest trials of any case).\n\n")
+		p("## Cells\n\nSeeds pooled; 95%% intervals clustered by case. pass@k: at least one of k trials of a case passes; pass^k: all k pass (unbiased estimators, averaged over cases; k up to the fewest trials of any case).\n\n")
 		collapse := len(s.Cells) > maxOpenCells
 		if collapse {
 			p("<details><summary>%d cells</summary>\n\n", len(s.Cells))
@@ -249,24 +288,4 @@ func exampleLine(e *Example) string {
 		return "error " + e.Error.Kind + ": " + e.Error.Message
 	}
 	return e.Outcome
-}
-
-// curveCounts lists the tool counts seen by any model, ascending.
-func curveCounts(series []Series) []int {
-	seen := map[int]bool{}
-	for _, ser := range series {
-		for _, pt := range ser.Points {
-			seen[pt.ToolCount] = true
-		}
-	}
-	return sortedKeys(seen)
-}
-
-func pointAt(ser Series, n int) Tally {
-	for _, pt := range ser.Points {
-		if pt.ToolCount == n {
-			return pt.Tally
-		}
-	}
-	return Tally{}
 }

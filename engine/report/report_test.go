@@ -104,12 +104,24 @@ func TestBasic(t *testing.T) {
 	if c.Error != 6 || c.Scored() != 0 || c.K != 0 || c.PassAtK != nil || c.Lo != 0 || c.Hi != 1 || !hasWarning(s, "all 6 runs were errors") {
 		t.Errorf("beta/needed = %+v", c)
 	}
-	// Wilson for alpha/needed 4/6: p = 2/3, z²/n = .64024, den = 1.64024,
-	// center = (.66667 + .32012)/1.64024 = .60162,
-	// half = 1.95996/1.64024 · sqrt(.037037 + .026673) = .30158 → [.30004, .90320]
+	// alpha/needed pools two cases, so its interval is clustered by case.
+	// c1 3/3, c2 1/3: p = 2/3; residuals 3 − 2 = 1, 1 − 2 = −1 → Σ² = 2;
+	// clustered Var = 2/1 · 2/36 = 1/9, naive p(1−p)/6 = 1/27 → design
+	// effect 3, N_eff = 2. Wilson at n = 2 with z = t_.975 on 1 df = 12.7062:
+	// z² = 161.4497, den = 81.7249, center = (.66667 + 40.3624)/den = .50204,
+	// half = 12.7062/den · sqrt(.11111 + 10.0906) = .49659 → [.00545, .99863].
+	// Two cases say almost nothing about the population of cases; the naive
+	// Wilson over 6 runs, [.30004, .90320], claimed far more.
 	c = cellOf(t, s, "alpha", "needed", "auto")
-	if math.Abs(c.Lo-0.30004) > 5e-5 || math.Abs(c.Hi-0.90320) > 5e-5 {
-		t.Errorf("alpha/needed Wilson = [%.5f, %.5f]", c.Lo, c.Hi)
+	if c.Interval != IntervalCluster || c.Cases != 2 || math.Abs(c.Lo-0.00545) > 5e-5 || math.Abs(c.Hi-0.99863) > 5e-5 ||
+		c.Naive == nil || math.Abs(c.Naive.Lo-0.30004) > 5e-5 || math.Abs(c.Naive.Hi-0.90320) > 5e-5 || c.EffectiveN != 2 {
+		t.Errorf("alpha/needed interval = %+v", c.Tally)
+	}
+	// One case's runs keep Wilson: c2 in alpha/needed, 1/3.
+	for _, cc := range s.Cases[0].Cells {
+		if cc.Cell.Model == "alpha" && cc.Cell.Tools == "needed" && (cc.Interval != IntervalWilson || cc.Naive != nil) {
+			t.Errorf("c2 alpha/needed = %+v", cc.Tally)
+		}
 	}
 
 	// Confirm gate: seed 1 denied twice (the first denial retried, the
@@ -144,9 +156,29 @@ func TestBasic(t *testing.T) {
 	if len(s.ErrorKinds) != 1 || s.ErrorKinds[0] != (KindCount{"backend", 7}) {
 		t.Errorf("error kinds = %+v", s.ErrorKinds)
 	}
-	// Tool curve for alpha: 2 tools → 4/6, 8 tools → 1/5.
-	if ser := s.ToolCurve[0]; ser.Model != "alpha" || len(ser.Points) != 2 || ser.Points[0].ToolCount != 2 || ser.Points[0].Pass != 4 || ser.Points[1].Scored() != 5 {
-		t.Errorf("curve = %+v", s.ToolCurve[0])
+	// Tool curve, one line per model over the cases it ran in every
+	// subset. alpha: c1 and c2 in both → needed 4/6, n8 1/5 (c1 1/2, c2
+	// 0/3). n8 − needed, paired by case: c1 1/2 − 3/3 = −.5, c2 0 − 1/3 =
+	// −1/3 → est −5/12; residuals ∓1/12 → SE = sqrt(2 · 2/144 / 4) = 1/12;
+	// t = 5 on 1 df: p = 1 − 2·atan(5)/π = .125666.
+	// beta never scored c1 or c2 with "needed" (all errors) and c3 ran only
+	// there: its line holds no case, and a warning says so.
+	tc := s.ToolCurve
+	if tc == nil || len(tc.Series) != 2 || len(tc.Subsets) != 2 || tc.Subsets[0].Name != "needed" || tc.Subsets[1].Name != "n8" {
+		t.Fatalf("curve = %+v", tc)
+	}
+	al, be := tc.Series[0], tc.Series[1]
+	if al.Model != "alpha" || al.Cases != 2 || al.Points[0].Pass != 4 || al.Points[0].Scored() != 6 || al.Points[1].Pass != 1 || al.Points[1].Scored() != 5 {
+		t.Errorf("alpha curve = %+v", al)
+	}
+	if d := al.Points[1].VsFirst; d == nil || !near(d.Est, -5.0/12) || d.P == nil || math.Abs(*d.P-0.125666) > 1e-6 || d.Cases != 2 {
+		t.Errorf("alpha n8 vs needed = %+v", d)
+	}
+	if be.Cases != 0 || be.Dropped != 3 || !hasWarning(s, "the tool-count curve of beta holds the 0 case(s) that ran in every tool subset it ran; 3 case(s)") {
+		t.Errorf("beta curve = %+v, warnings %q", be, s.Warnings)
+	}
+	if sub := tc.Subsets[1]; sub.Typical != 8 || sub.Min != 8 || sub.Max != 8 || sub.Cases != 2 {
+		t.Errorf("n8 subset = %+v", sub)
 	}
 	// Axes: temperature and descriptions are fixed; seed, tools, confirm vary.
 	var axes []string
@@ -206,7 +238,7 @@ func TestEdge(t *testing.T) {
 	if s.Title != "testdata/edge" { // no config.json: parent/dir
 		t.Errorf("title %q", s.Title)
 	}
-	if len(s.ToolCurve) != 1 || s.ToolCurve[0].Points[0].ToolCount != 0 {
+	if s.ToolCurve != nil { // one subset is not a curve
 		t.Errorf("curve %+v", s.ToolCurve)
 	}
 	// In the single cell: tie-a and tie-b 1/2 each, dup 1/1, odd no scored

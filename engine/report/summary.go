@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -11,7 +12,15 @@ import (
 )
 
 // SummaryVersion is the format version of summary.json.
-const SummaryVersion = 1
+//
+// Version 2: the lo/hi of every pooled rate (totals, models, cells, axis
+// values, seeds, tool-curve points) are the 95% interval clustered by case,
+// with "interval": "cluster", the case count, the effective sample size
+// and the naive Wilson bounds beside them; one case's rates keep Wilson
+// ("interval": "wilson"). New: "comparisons" (paired differences between
+// the values of each axis), "headline_comparison", and "tool_curve" is now
+// an object plotting tool subsets over a fixed set of cases.
+const SummaryVersion = 2
 
 // Summary is everything the reports show, computed from runs.jsonl alone.
 // It is written as summary.json; the failing traces kept for the drill-down
@@ -27,19 +36,27 @@ type Summary struct {
 	Totals Tally `json:"totals"`
 	// Fixed lists the axes with a single value in the whole run, e.g.
 	// {Name: "temperature", Value: "0"}; Breakdowns cover the others.
-	Fixed      []Field        `json:"fixed,omitempty"`
-	Models     []ModelSummary `json:"models"`
-	Cells      []CellSummary  `json:"cells"`
-	ToolCurve  []Series       `json:"tool_curve"`
-	Breakdowns []Breakdown    `json:"breakdowns,omitempty"`
-	Confirm    []ConfirmRow   `json:"confirm,omitempty"`
-	Reasons    []ReasonCount  `json:"reasons,omitempty"`
-	ErrorKinds []KindCount    `json:"error_kinds,omitempty"`
-	Flaky      []Flaky        `json:"flaky,omitempty"`
-	Cases      []CaseSummary  `json:"cases"`
-	Warnings   []string       `json:"warnings,omitempty"`
-	BadLines   int            `json:"bad_lines,omitempty"` // lines of runs.jsonl that were not records
-	Duplicates int            `json:"duplicates,omitempty"`
+	Fixed  []Field        `json:"fixed,omitempty"`
+	Models []ModelSummary `json:"models"`
+	Cells  []CellSummary  `json:"cells"`
+	// ToolCurve is the pass rate per tool subset over the cases that ran
+	// in every subset; nil with fewer than two subsets.
+	ToolCurve  *ToolCurve  `json:"tool_curve,omitempty"`
+	Breakdowns []Breakdown `json:"breakdowns,omitempty"`
+	// Comparisons are paired differences between two values of an axis
+	// on the same cases; HeadlineComparison is the one between the two
+	// best models, when there are several.
+	Comparisons        []Comparison  `json:"comparisons,omitempty"`
+	HeadlineComparison *Comparison   `json:"headline_comparison,omitempty"`
+	Confirm            []ConfirmRow  `json:"confirm,omitempty"`
+	Reasons            []ReasonCount `json:"reasons,omitempty"`
+	TextCalls          []TextCallRow `json:"text_calls,omitempty"` // per model, when a run had tool calls written as text (unparsed.go)
+	ErrorKinds         []KindCount   `json:"error_kinds,omitempty"`
+	Flaky              []Flaky       `json:"flaky,omitempty"`
+	Cases              []CaseSummary `json:"cases"`
+	Warnings           []string      `json:"warnings,omitempty"`
+	BadLines           int           `json:"bad_lines,omitempty"` // lines of runs.jsonl that were not records
+	Duplicates         int           `json:"duplicates,omitempty"`
 }
 
 // OverallPassRate returns the pass rate over all scored runs (pass+fail;
@@ -47,6 +64,20 @@ type Summary struct {
 // rate is 0.
 func (s *Summary) OverallPassRate() (rate float64, scored int) {
 	return s.Totals.Rate, s.Totals.Scored()
+}
+
+// PassRateLine is the headline for a terminal, e.g. "pass rate 69.4%
+// [58.1, 79.0] over 288 scored runs of 46 cases (95% CI clustered by
+// case)", or "no scored runs".
+func (s *Summary) PassRateLine() string {
+	t := s.Totals
+	switch {
+	case t.Scored() == 0:
+		return "no scored runs"
+	case t.Interval == IntervalCluster:
+		return fmt.Sprintf("pass rate %.1f%% [%.1f, %.1f] over %d scored runs of %d cases (95%% CI clustered by case)", 100*t.Rate, 100*t.Lo, 100*t.Hi, t.Scored(), t.Cases)
+	}
+	return fmt.Sprintf("pass rate %.1f%% [%.1f, %.1f] over %d scored runs (95%% Wilson CI)", 100*t.Rate, 100*t.Lo, 100*t.Hi, t.Scored())
 }
 
 // HasElicitations reports whether any run answered a server elicitation.
@@ -66,16 +97,41 @@ type Field struct {
 }
 
 // Tally counts outcomes and holds the pass rate over scored runs with its
-// Wilson 95% interval. With no scored runs Rate is 0 and [Lo, Hi] is [0, 1].
+// 95% interval [Lo, Hi]. With no scored runs Rate is 0 and [Lo, Hi] is
+// [0, 1].
+//
+// A rate pooled over cases (a model, an axis value, a cell, the totals)
+// has Interval "cluster": the interval treats the case as the unit of
+// sampling (stats.ClusteredRate), Cases and EffectiveN say how much
+// independent evidence there is, and Naive keeps the Wilson interval
+// that would treat every run as an independent coin flip. The runs of one
+// case, or a pooled rate with a single case, have Interval "wilson".
 type Tally struct {
-	Runs  int     `json:"runs"`
-	Pass  int     `json:"pass"`
-	Fail  int     `json:"fail"`
-	Error int     `json:"error"`
-	Rate  float64 `json:"rate"`
-	Lo    float64 `json:"lo"`
-	Hi    float64 `json:"hi"`
+	Runs     int     `json:"runs"`
+	Pass     int     `json:"pass"`
+	Fail     int     `json:"fail"`
+	Error    int     `json:"error"`
+	Rate     float64 `json:"rate"`
+	Lo       float64 `json:"lo"`
+	Hi       float64 `json:"hi"`
+	Interval string  `json:"interval"`
+	// Cases counts the cases with a scored run (pooled rates only).
+	Cases      int     `json:"cases,omitempty"`
+	EffectiveN float64 `json:"effective_n,omitempty"`
+	Naive      *Bounds `json:"naive,omitempty"`
 }
+
+// Bounds is an interval.
+type Bounds struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Interval kinds of a Tally.
+const (
+	IntervalWilson  = "wilson"
+	IntervalCluster = "cluster"
+)
 
 // Scored is Pass + Fail: the runs a pass rate is computed over.
 func (t Tally) Scored() int { return t.Pass + t.Fail }
@@ -92,12 +148,103 @@ func (t *Tally) add(outcome string) {
 	}
 }
 
+// finish computes the rate and its Wilson interval over runs: for the
+// runs of one case.
 func (t *Tally) finish() {
 	t.Lo, t.Hi = stats.Wilson(t.Pass, t.Scored(), stats.Z95)
+	t.Interval = IntervalWilson
 	t.Rate = 0
 	if n := t.Scored(); n > 0 {
 		t.Rate = float64(t.Pass) / float64(n)
 	}
+}
+
+// finishPooled computes the rate and its interval clustered by case from
+// the per-case counts ({pass, scored}); with fewer than two cases it is
+// the Wilson interval.
+func (t *Tally) finishPooled(perCase caseCounts) {
+	t.finish()
+	ri := stats.ClusteredRate(perCase.clusters(nil))
+	t.Cases = ri.Cases
+	if !ri.Clustered {
+		return
+	}
+	t.Naive = &Bounds{t.Lo, t.Hi}
+	t.Lo, t.Hi = ri.Lo, ri.Hi
+	t.Interval = IntervalCluster
+	t.EffectiveN = math.Round(10*ri.EffectiveN) / 10
+}
+
+// ClusterNote returns a sentence for a pooled rate whose clustered
+// interval is much wider (at least 1.5 times) than the naive one, such as
+// "runs of a case agree: the effective sample is about 41 independent
+// runs from 46 cases, not 460 runs", or "" when clustering changes little.
+func (t Tally) ClusterNote() string {
+	if t.Interval != IntervalCluster || t.Naive == nil {
+		return ""
+	}
+	naive := t.Naive.Hi - t.Naive.Lo
+	if naive <= 0 || (t.Hi-t.Lo) < clusterNoteRatio*naive {
+		return ""
+	}
+	return fmt.Sprintf("runs of a case agree: the effective sample is about %.0f independent runs from %d cases, not %d runs", t.EffectiveN, t.Cases, t.Scored())
+}
+
+// clusterNoteRatio is how much wider than the naive Wilson interval the
+// clustered interval must be for the reports to say so in words.
+const clusterNoteRatio = 1.5
+
+// caseCounts holds {pass, scored} per case id.
+type caseCounts map[string]*[2]int
+
+func (cc caseCounts) add(kase, outcome string) {
+	c := cc[kase]
+	if c == nil {
+		c = &[2]int{}
+		cc[kase] = c
+	}
+	switch outcome {
+	case record.Pass:
+		c[0]++
+		c[1]++
+	case record.Fail:
+		c[1]++
+	}
+}
+
+// clusters returns the cases with scored runs as stats clusters, only
+// those in keep when keep is not nil.
+func (cc caseCounts) clusters(keep map[string]bool) []stats.Cluster {
+	out := make([]stats.Cluster, 0, len(cc))
+	for _, k := range sortedKeys(cc) { // a fixed order: float sums repeat exactly
+		c := cc[k]
+		if c[1] > 0 && (keep == nil || keep[k]) {
+			out = append(out, stats.Cluster{Sum: float64(c[0]), N: float64(c[1])})
+		}
+	}
+	return out
+}
+
+// pooled is a tally with its per-case counts, finished with the clustered
+// interval.
+type pooled struct {
+	Tally
+	perCase caseCounts
+}
+
+func (p *pooled) addRun(kase, outcome string) {
+	if p.perCase == nil {
+		p.perCase = caseCounts{}
+	}
+	p.Tally.add(outcome)
+	p.perCase.add(kase, outcome)
+}
+
+// result is the finished tally.
+func (p *pooled) result() Tally {
+	t := p.Tally
+	t.finishPooled(p.perCase)
+	return t
 }
 
 // CellKey identifies a matrix cell with seeds pooled.
@@ -139,9 +286,9 @@ type CellSummary struct {
 	MinTools int   `json:"min_tools"`
 	MaxTools int   `json:"max_tools"`
 	Seeds    []int `json:"seeds"`
-	// Cases counts the cases with at least one scored run; only they
-	// enter pass@k and pass^k.
-	Cases int `json:"cases"`
+	// Tally.Cases counts the cases with at least one scored run; only
+	// they enter pass@k and pass^k.
+	//
 	// K is the largest k for which pass@k and pass^k are given: the
 	// smallest number of scored trials of any case in the cell.
 	K int `json:"k"`
@@ -253,17 +400,117 @@ type Spread struct {
 	SD   float64 `json:"sd"`
 }
 
-// Series is one model's pass rate against the number of tools offered,
-// pooled over the other axes.
-type Series struct {
-	Model  string  `json:"model"`
-	Points []Point `json:"points"`
+// ToolCurve is pass rate against tool subset (needed, n8, …, all) in the
+// config's order, one series per model, every point of a series over the
+// same cases: those with scored runs in every subset the model ran.
+// Pooled over the other axes.
+type ToolCurve struct {
+	Subsets []Subset `json:"subsets"`
+	Series  []Series `json:"series"`
 }
 
-// Point is the tally of runs offered ToolCount tools.
+// Subset is one tool subset of the curve and the number of tools it
+// offered over the curve's cases (of every series): Typical (the median) places the point,
+// Min and Max give the spread.
+type Subset struct {
+	Name  string `json:"name"`
+	Cases int    `json:"cases"` // cases the counts are over; 0: none ran it
+
+	Typical float64 `json:"typical_tools"`
+	Min     int     `json:"min_tools"`
+	Max     int     `json:"max_tools"`
+}
+
+// Series is one model's points, aligned with ToolCurve.Subsets (a subset
+// the model did not run has a point with no scored runs). Cases is how
+// many cases every point holds; Dropped how many cases the model ran that
+// are left out because they did not run in every subset.
+type Series struct {
+	Model   string  `json:"model"`
+	Cases   int     `json:"cases"`
+	Dropped int     `json:"dropped,omitempty"`
+	Points  []Point `json:"points"`
+}
+
+// Point is one model's tally in one subset over the curve's cases, and,
+// after the first subset, the paired difference from the first (usually
+// "needed") on the same cases and cells.
 type Point struct {
-	ToolCount int `json:"tool_count"`
+	Subset string `json:"subset"`
 	Tally
+	VsFirst *Difference `json:"vs_first,omitempty"`
+}
+
+// Comparison is a paired comparison of two values of one axis on the same
+// cases: every unit is a case in a cell that ran with both values (the
+// cell otherwise identical, seeds pooled), and units are clustered by case.
+type Comparison struct {
+	// Axis is "model", "temperature", "tools", "confirm" or "descriptions".
+	Axis string `json:"axis"`
+	// Model is the model compared within, for axes other than model; ""
+	// means pooled over models.
+	Model string `json:"model,omitempty"`
+	// A and B are the values compared; the difference is A − B.
+	A string `json:"a"`
+	B string `json:"b"`
+	// RateA and RateB are the pass rates of the paired units.
+	RateA float64    `json:"rate_a"`
+	RateB float64    `json:"rate_b"`
+	Diff  Difference `json:"diff"`
+}
+
+// Better names the better value when the difference is significant at
+// the 5% level (the interval excludes 0; see stats.Diff.Significant),
+// else "".
+func (c Comparison) Better() string {
+	switch {
+	case c.Diff.Cases < 2 || c.Diff.P == nil || *c.Diff.P >= 0.05:
+		return ""
+	case c.Diff.Lo > 0:
+		return c.A
+	case c.Diff.Hi < 0:
+		return c.B
+	}
+	return ""
+}
+
+// Difference is a paired difference of pass rates with its case-clustered
+// 95% interval (see stats.PairedDiff). P is the two-sided p-value and MDD
+// the minimum detectable difference at 80% power and the 5% level for
+// this design; both are null when they cannot be estimated (fewer than two
+// cases, or no variation at all).
+type Difference struct {
+	Est float64  `json:"est"`
+	Lo  float64  `json:"lo"`
+	Hi  float64  `json:"hi"`
+	SE  float64  `json:"se"` // 0 when every case shows the same difference
+	P   *float64 `json:"p"`
+	MDD *float64 `json:"mdd"`
+	// MDDTwiceRuns and MDDTwiceCases are the MDD with twice the runs
+	// per case and with twice the cases (stats.MDDMoreRunsOrCases):
+	// which one to add. Comparisons only.
+	MDDTwiceRuns  *float64 `json:"mdd_twice_runs,omitempty"`
+	MDDTwiceCases *float64 `json:"mdd_twice_cases,omitempty"`
+	Cases         int      `json:"cases"`
+	Units         int      `json:"units"`
+}
+
+// finite returns &f, or nil for NaN and infinities (JSON has no NaN).
+func finite(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func newDifference(d stats.Diff) Difference {
+	if d.Cases == 0 {
+		d.Est = 0
+	}
+	if d.Cases < 2 {
+		d.SE = 0 // unknown; Lo and Hi are −1 and 1
+	}
+	return Difference{Est: d.Est, Lo: d.Lo, Hi: d.Hi, SE: d.SE, P: finite(d.P), MDD: finite(d.MDD), Cases: d.Cases, Units: int(d.Units)}
 }
 
 // Breakdown is the pass rate per model for each value of one axis

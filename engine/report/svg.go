@@ -15,13 +15,16 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 
 func color(i int) string { return palette[i%len(palette)] }
 
-// curveChart is the tool-count chart: pass rate with its Wilson band
-// against the number of tools offered, one line per model.
+// curveChart is the tool-count chart: pass rate with its clustered band
+// per tool subset, one line per model, every point over the same cases.
+// Points sit at the subset's median tool count; a grey bar under each tick
+// spans the subset's fewest to most tools offered.
 type curveChart struct {
 	W, H                 int
 	Left, Right, Top, Bo float64 // plot area
 	XTicks               []tick
 	YTicks               []tick
+	Spreads              []spreadBar
 	Lines                []curveLine
 	Legend               []legendItem
 	XLabel               string
@@ -30,6 +33,13 @@ type curveChart struct {
 type tick struct {
 	Pos   float64
 	Label string
+	Sub   string // a second line under the label
+}
+
+// spreadBar spans the tool counts a subset offered, from X1 to X2.
+type spreadBar struct {
+	X1, X2, Y float64
+	Title     string
 }
 
 type curveLine struct {
@@ -51,53 +61,88 @@ type legendItem struct {
 	Short string // Label cut to fit the legend
 }
 
-func buildCurve(series []Series) *curveChart {
-	counts := curveCounts(series)
-	if len(counts) == 0 {
+// curveScale maps a tool count to the chart's x scale: log2(n), or
+// log2(1 + n) when some subset offered no tool at all (log 0 does not
+// exist), and the axis label that says which.
+func curveScale(subsets []Subset) (f func(float64) float64, label string) {
+	zero := false
+	for _, s := range subsets {
+		zero = zero || (s.Cases > 0 && s.Min <= 0)
+	}
+	if zero {
+		return func(n float64) float64 { return math.Log2(1 + math.Max(n, 0)) },
+			"tools offered (median per subset; x spaced by log(1 + tools), since a subset offered none)"
+	}
+	return math.Log2, "tools offered (median per subset; log scale)"
+}
+
+func buildCurve(tc *ToolCurve) *curveChart {
+	if tc == nil || len(tc.Subsets) < 2 {
 		return nil
 	}
-	c := &curveChart{W: 880, H: 360, Left: 56, Right: 660, Top: 20, Bo: 310, XLabel: "tools offered (log scale)"}
-	lo, hi := xlog(counts[0]), xlog(counts[len(counts)-1])
-	xpos := func(n int) float64 {
+	scale, label := curveScale(tc.Subsets)
+	c := &curveChart{W: 880, H: 380, Left: 56, Right: 660, Top: 20, Bo: 310, XLabel: label}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range tc.Subsets {
+		if s.Cases == 0 {
+			continue
+		}
+		lo = math.Min(lo, scale(float64(s.Min)))
+		hi = math.Max(hi, scale(float64(s.Max)))
+	}
+	xpos := func(n float64) float64 {
 		if hi == lo {
 			return (c.Left + c.Right) / 2
 		}
-		return c.Left + 12 + (xlog(n)-lo)/(hi-lo)*(c.Right-c.Left-24)
+		return c.Left + 12 + (scale(n)-lo)/(hi-lo)*(c.Right-c.Left-24)
 	}
 	ypos := func(r float64) float64 { return c.Bo - r*(c.Bo-c.Top) }
 	lastX := math.Inf(-1)
-	for _, n := range counts {
-		x := xpos(n)
-		if x-lastX < 22 { // keep labels from overlapping
+	if math.IsInf(lo, 0) {
+		return nil // no subset has a case
+	}
+	for _, s := range tc.Subsets {
+		if s.Cases == 0 {
+			continue
+		}
+		x := xpos(s.Typical)
+		c.Spreads = append(c.Spreads, spreadBar{X1: xpos(float64(s.Min)), X2: xpos(float64(s.Max)), Y: c.Bo - 3,
+			Title: fmt.Sprintf("%s: %s tools offered (median), %d–%d over the curve's cases", s.Name, fmtFloat(s.Typical), s.Min, s.Max)})
+		if x-lastX < 34 { // keep labels from overlapping
 			continue
 		}
 		lastX = x
-		c.XTicks = append(c.XTicks, tick{x, fmt.Sprint(n)})
+		c.XTicks = append(c.XTicks, tick{Pos: x, Label: truncate(s.Name, 8), Sub: fmtFloat(s.Typical)})
 	}
 	for r := 0; r <= 100; r += 25 {
-		c.YTicks = append(c.YTicks, tick{ypos(float64(r) / 100), fmt.Sprintf("%d%%", r)})
+		c.YTicks = append(c.YTicks, tick{Pos: ypos(float64(r) / 100), Label: fmt.Sprintf("%d%%", r)})
 	}
-	for i, ser := range series {
+	for i, ser := range tc.Series {
 		l := curveLine{Color: color(i)}
 		var line, upper, lower []string
-		for _, pt := range ser.Points {
+		var kept []Point
+		for j, pt := range ser.Points {
 			if pt.Scored() == 0 {
 				continue
 			}
-			x := xpos(pt.ToolCount)
+			kept = append(kept, pt)
+			x := xpos(tc.Subsets[j].Typical)
 			line = append(line, fmt.Sprintf("%.1f,%.1f", x, ypos(pt.Rate)))
 			upper = append(upper, fmt.Sprintf("%.1f,%.1f", x, ypos(pt.Hi)))
 			lower = append([]string{fmt.Sprintf("%.1f,%.1f", x, ypos(pt.Lo))}, lower...)
-			l.Points = append(l.Points, curvePoint{X: x, Y: ypos(pt.Rate),
-				Title: fmt.Sprintf("%s, %d tools: %s (%d/%d)", ser.Model, pt.ToolCount, rateCI(pt.Tally), pt.Pass, pt.Scored())})
+			title := fmt.Sprintf("%s, %s (%s tools): %s (%d/%d)", ser.Model, pt.Subset, toolSpread(tc.Subsets[j]), rateCI(pt.Tally), pt.Pass, pt.Scored())
+			if pt.VsFirst != nil {
+				title += fmt.Sprintf("; vs %s %s", tc.Subsets[0].Name, diffCI(*pt.VsFirst))
+			}
+			l.Points = append(l.Points, curvePoint{X: x, Y: ypos(pt.Rate), Title: title})
 		}
 		if len(line) == 0 {
 			continue
 		}
 		if len(line) == 1 { // a lone point: a thin band around it
-			p := l.Points[0]
-			upper = []string{fmt.Sprintf("%.1f,%.1f", p.X-4, ypos(ser.Points[0].Hi)), fmt.Sprintf("%.1f,%.1f", p.X+4, ypos(ser.Points[0].Hi))}
-			lower = []string{fmt.Sprintf("%.1f,%.1f", p.X+4, ypos(ser.Points[0].Lo)), fmt.Sprintf("%.1f,%.1f", p.X-4, ypos(ser.Points[0].Lo))}
+			p, pt := l.Points[0], kept[0]
+			upper = []string{fmt.Sprintf("%.1f,%.1f", p.X-4, ypos(pt.Hi)), fmt.Sprintf("%.1f,%.1f", p.X+4, ypos(pt.Hi))}
+			lower = []string{fmt.Sprintf("%.1f,%.1f", p.X+4, ypos(pt.Lo)), fmt.Sprintf("%.1f,%.1f", p.X-4, ypos(pt.Lo))}
 		}
 		l.Line = strings.Join(line, " ")
 		l.Band = strings.Join(append(upper, lower...), " ")
@@ -106,8 +151,6 @@ func buildCurve(series []Series) *curveChart {
 	}
 	return c
 }
-
-func xlog(n int) float64 { return math.Log2(1 + float64(max(n, 0))) }
 
 // ciBar is a small horizontal interval bar for a table cell.
 type ciBar struct {
@@ -157,7 +200,7 @@ func buildSpread(lines []spreadLine) *spreadChart {
 	c := &spreadChart{W: 880, Left: 220, Right: 840}
 	xpos := func(r float64) float64 { return c.Left + r*(c.Right-c.Left) }
 	for r := 0; r <= 100; r += 25 {
-		c.XTicks = append(c.XTicks, tick{xpos(float64(r) / 100), fmt.Sprintf("%d%%", r)})
+		c.XTicks = append(c.XTicks, tick{Pos: xpos(float64(r) / 100), Label: fmt.Sprintf("%d%%", r)})
 	}
 	for i, l := range lines {
 		y := 24 + float64(i)*34
