@@ -20,6 +20,7 @@ import (
 	"github.com/toolward/toolward/mcpserver/lookup"
 	"github.com/toolward/toolward/mcpserver/search"
 	"github.com/toolward/toolward/mcpserver/sqlbox"
+	"github.com/toolward/toolward/schema/userfile"
 )
 
 // Version is reported to clients in the initialize handshake.
@@ -31,6 +32,14 @@ const (
 	EnvCorpus   = "TOOLWARD_CORPUS"
 	EnvDriftURL = "TOOLWARD_DRIFT_URL"
 	EnvRunsURL  = "TOOLWARD_RUNS_URL"
+)
+
+// Size limits of the data files a user may hand the server (the CUE
+// config's builtin block, or serve's flags). Files are read once at start
+// through userfile.Read: regular files only, never more than the limit.
+const (
+	MaxDataFileSize    = 64 << 20 // a database script (Options.Database)
+	MaxCatalogFileSize = 8 << 20  // one tool catalog file
 )
 
 // Options configure a Server. The zero value serves the bundled data.
@@ -71,7 +80,8 @@ type Server struct {
 	db        *sqlbox.Template
 	drift     *lookup.Client
 	runs      *lookup.Client
-	sandboxes sync.Map // session id → *sandbox
+	sandboxes sync.Map  // session id → *sandbox
+	streams   streamSet // open HTTP event streams, ended with their session
 }
 
 // New loads the tool definitions, catalogs, corpus, database template and
@@ -151,6 +161,7 @@ func New(opts Options) (*Server, error) {
 	})
 	hooks.AddOnUnregisterSession(func(ctx context.Context, session server.ClientSession) {
 		s.dropSandbox(session.SessionID())
+		s.streams.end(session.SessionID())
 	})
 	serverOpts := append([]server.ServerOption{
 		server.WithToolCapabilities(false),
@@ -179,7 +190,7 @@ var extraServerOptions []server.ServerOption
 // empty.
 func readData(p, bundled string) ([]byte, error) {
 	if p != "" {
-		return os.ReadFile(p)
+		return userfile.Read(p, "data file", MaxDataFileSize)
 	}
 	return fs.ReadFile(fixtures.FS, bundled)
 }
@@ -224,7 +235,7 @@ func loadCatalogs(opts Options, real map[string]bool) ([]*ToolDef, error) {
 		}
 	}
 	for _, p := range opts.Catalogs {
-		b, err := os.ReadFile(p)
+		b, err := userfile.Read(p, "catalog file", MaxCatalogFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("reading catalog: %w", err)
 		}
@@ -284,6 +295,15 @@ func fixtureSub(dir string) fs.FS {
 		panic(err) // dir is a constant naming an embedded directory
 	}
 	return sub
+}
+
+// hasSession reports whether id names a live (registered) session.
+func (s *Server) hasSession(id string) bool {
+	if id == "" {
+		return false
+	}
+	_, ok := s.sandboxes.Load(id)
+	return ok
 }
 
 // MCPServer returns the mcp-go server. Connect in process with

@@ -19,7 +19,8 @@ func init() {
 	register(&command{name: "serve", summary: "run the bundled MCP server (stdio, or --http 127.0.0.1:8765)", run: runServe})
 }
 
-const serveUsage = `usage: toolward serve [flags]
+// serveUsage is the help text; its limits are mcpserver's defaults.
+var serveUsage = fmt.Sprintf(`usage: toolward serve [flags]
 
 Runs the bundled MCP server: the real tools (calculate, search_documents,
 list_documents, query_database, grade_answer, model_drift, compare_runs,
@@ -45,8 +46,26 @@ Flags:
   --database FILE       SQL script each session's database is built from
   --drift-url URL       model_drift service (default $TOOLWARD_DRIFT_URL, else bundled data)
   --runs-url URL        compare_runs service (default $TOOLWARD_RUNS_URL, else bundled data)
-  --max-body BYTES      largest HTTP request body (default 1048576)
-`
+  --max-body BYTES      largest HTTP request body (default %d)
+  --max-sessions N      concurrent HTTP sessions; a request outside a session
+                        counts as one while it runs (default %d: each session's
+                        database may hold up to about %d MiB)
+  --max-streams N       concurrently open GET event streams (default %d)
+  --max-requests N      POST requests served at once (default %d)
+  --max-conns N         open connections (default %d)
+  --session-idle D      end HTTP sessions idle this long (default %v)
+
+Over HTTP, a client has %v to send a request's headers and %v more for
+its body; each write to a client must complete within %v, and keep-alive
+connections idle for %v are closed. A request over a limit is answered
+at once with the limit in its error: 413, 408, or 503 for sessions,
+streams, requests and connections. Over stdio, a line longer than %d bytes is answered with a
+JSON-RPC error and skipped.
+`,
+	mcpserver.DefaultMaxBodyBytes, mcpserver.DefaultMaxSessions, mcpserver.SessionMemory>>20,
+	mcpserver.DefaultMaxStreams, mcpserver.DefaultMaxRequests, mcpserver.DefaultMaxConns, mcpserver.DefaultSessionIdleTTL,
+	mcpserver.DefaultReadHeaderTimeout, mcpserver.DefaultBodyTimeout, mcpserver.DefaultWriteTimeout, mcpserver.DefaultIdleTimeout,
+	mcpserver.DefaultMaxBodyBytes)
 
 // repeated collects a repeatable string flag.
 type repeated []string
@@ -69,7 +88,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	database := fs.String("database", "", "")
 	driftURL := fs.String("drift-url", "", "")
 	runsURL := fs.String("runs-url", "", "")
-	maxBody := fs.Int64("max-body", 1<<20, "")
+	maxBody := fs.Int64("max-body", mcpserver.DefaultMaxBodyBytes, "")
+	maxSessions := fs.Int("max-sessions", mcpserver.DefaultMaxSessions, "")
+	maxStreams := fs.Int("max-streams", mcpserver.DefaultMaxStreams, "")
+	maxRequests := fs.Int("max-requests", mcpserver.DefaultMaxRequests, "")
+	maxConns := fs.Int("max-conns", mcpserver.DefaultMaxConns, "")
+	sessionIdle := fs.Duration("session-idle", mcpserver.DefaultSessionIdleTTL, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -83,7 +107,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if *httpAddr == "" {
 		var httpOnly []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "token" || f.Name == "allow-remote" || f.Name == "max-body" {
+			switch f.Name {
+			case "token", "allow-remote", "max-body", "max-sessions", "max-streams", "max-requests", "max-conns", "session-idle":
 				httpOnly = append(httpOnly, "--"+f.Name)
 			}
 		})
@@ -94,6 +119,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	} else {
 		if err := mcpserver.CheckListenAddr(*httpAddr, *allowRemote); err != nil {
 			fmt.Fprintf(stderr, "toolward serve: %v\n", err)
+			return 2
+		}
+		if *maxBody <= 0 || *maxSessions <= 0 || *maxStreams <= 0 || *maxRequests <= 0 || *maxConns <= 0 || *sessionIdle <= 0 {
+			fmt.Fprintln(stderr, "toolward serve: --max-body, --max-sessions, --max-streams, --max-requests, --max-conns and --session-idle must be positive")
 			return 2
 		}
 	}
@@ -123,7 +152,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	hopts := mcpserver.HTTPOptions{Token: *token, MaxBodyBytes: *maxBody, AllowRemote: *allowRemote}
+	hopts := mcpserver.HTTPOptions{
+		Token: *token, MaxBodyBytes: *maxBody, AllowRemote: *allowRemote,
+		MaxSessions: *maxSessions, MaxStreams: *maxStreams, MaxRequests: *maxRequests, MaxConns: *maxConns,
+		SessionIdleTTL: *sessionIdle,
+	}
 	err = srv.ListenAndServeHTTP(ctx, *httpAddr, hopts, func(a net.Addr) {
 		auth := "no token"
 		if *token != "" {
