@@ -1,20 +1,26 @@
 package schema
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// Validate checks case files (*.yaml, *.yml) and run configs (*.cue)
-// named by paths; a directory is walked for such files (hidden
-// directories are skipped). It reports every mistake: schema and matcher
-// errors with positions, duplicate case ids across all the files, needs
-// that omit an expected tool, golden trajectories the case's base
-// expectations reject, and config references that do not resolve. The
-// result is sorted and empty when all is well. A named directory that
-// holds no case file or config is a mistake too: it is usually a wrong
+// Validate checks case files (*.yaml, *.yml), cassette files and run
+// configs (*.cue) named by paths; a directory is walked for such files
+// (hidden directories are skipped). A YAML file whose first document has
+// case or runs and no id is a replay cassette file (IsCassetteFile).
+// It reports every mistake: schema and matcher errors with positions,
+// duplicate case ids across all the files, needs that omit an expected
+// tool, golden trajectories the case's base expectations reject, config
+// references that do not resolve, and, for each config, what a run of it
+// would load: its cases (as if named too) and its replay cassettes, each
+// of which must answer for one of the config's cases. The result is
+// sorted and empty when all is well. A named directory that holds no
+// case file, cassette or config is a mistake too: it is usually a wrong
 // path, and a silent success would hide it.
 func Validate(paths []string) Errors {
 	_, errs := Check(paths)
@@ -26,78 +32,195 @@ type Summary struct {
 	CaseFiles int // case files read
 	Cases     int // valid case documents in them
 	Configs   int // configs read
+	// Cassettes counts the valid cassettes of the cassette files named
+	// and of the configs' replay directories, each file once.
+	Cassettes int
 }
 
 // Check is Validate that also counts the files and cases it checked, for
 // a summary line.
 func Check(paths []string) (Summary, Errors) {
-	var caseFiles, configFiles []string
-	var errs Errors
-	seen := map[string]bool{}
-	// addFile adds p if it is a case file or config and reports whether
-	// it is one.
-	addFile := func(p string) bool {
-		p = filepath.Clean(p)
-		ext := strings.ToLower(filepath.Ext(p))
-		if ext != ".yaml" && ext != ".yml" && ext != ".cue" {
-			return false
+	var v validation
+	v.seen = map[string]bool{}
+	for _, p := range paths {
+		v.addPath(p)
+	}
+	// Each config brings the case files a run of it loads.
+	var cfgs []*Config
+	for _, f := range v.configFiles {
+		cfg, err := LoadConfig(f)
+		if err != nil {
+			v.fail(f, err)
+			continue
 		}
-		if !seen[p] {
-			seen[p] = true
-			if ext == ".cue" {
-				configFiles = append(configFiles, p)
-			} else {
-				caseFiles = append(caseFiles, p)
+		cfgs = append(cfgs, cfg)
+		for _, pat := range cfg.Cases {
+			files, _ := Glob(pat) // checkConfig reported bad patterns
+			for _, cf := range files {
+				v.addFile(cf, false)
 			}
+		}
+	}
+	cases, cerrs := loadCaseFiles(v.caseFiles)
+	v.errs = append(v.errs, cerrs...)
+	sum := Summary{CaseFiles: len(v.caseFiles), Cases: len(cases), Configs: len(v.configFiles)}
+	named, nerrs := loadCassetteFiles(v.cassetteFiles)
+	v.errs = append(v.errs, nerrs...)
+	sum.Cassettes = len(named)
+	counted := map[string]bool{} // files whose cassettes are in sum
+	for _, f := range v.cassetteFiles {
+		counted[f] = true
+	}
+	for _, cfg := range cfgs {
+		dir := cfg.Backend.Replay
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(dir); err != nil {
+			v.errs = append(v.errs, &Error{File: cfg.File, Path: "backend.replay", Msg: fmt.Sprintf("cassette directory %s: %s", dir, errMsg(err))})
+			continue
+		}
+		cs, errs := LoadCassettes(dir)
+		v.errs = append(v.errs, errs...)
+		for _, c := range cs {
+			if f := filepath.Clean(c.File); !counted[f] {
+				counted[f] = true
+				sum.Cassettes += countIn(cs, c.File)
+			}
+		}
+		// Unknown ids are only told apart from cases that failed to load
+		// once the config's case files are clean.
+		if mine, ok := configCases(cfg, cases, cerrs); ok {
+			v.errs = append(v.errs, CheckCassettes(cs, mine)...)
+		}
+	}
+	return sum, v.errs.Sort()
+}
+
+// countIn counts the cassettes of cs read from file.
+func countIn(cs []*Cassette, file string) int {
+	n := 0
+	for _, c := range cs {
+		if c.File == file {
+			n++
+		}
+	}
+	return n
+}
+
+// configCases returns the cases of cfg among cases, and false when one of
+// its case files has a mistake (in errs), so that its cases are not all
+// known.
+func configCases(cfg *Config, cases []*Case, errs Errors) ([]*Case, bool) {
+	files := map[string]bool{}
+	for _, pat := range cfg.Cases {
+		m, err := Glob(pat)
+		if err != nil || len(m) == 0 {
+			return nil, false
+		}
+		for _, f := range m {
+			files[filepath.Clean(f)] = true
+		}
+	}
+	for _, e := range errs {
+		if files[filepath.Clean(e.File)] {
+			return nil, false
+		}
+	}
+	var out []*Case
+	for _, c := range cases {
+		if files[filepath.Clean(c.File)] {
+			out = append(out, c)
+		}
+	}
+	return out, true
+}
+
+// validation collects the files Check looks at.
+type validation struct {
+	caseFiles, cassetteFiles, configFiles []string
+	seen                                  map[string]bool
+	errs                                  Errors
+}
+
+func (v *validation) fail(file string, err error) {
+	if es, ok := err.(Errors); ok {
+		v.errs = append(v.errs, es...)
+	} else {
+		v.errs = append(v.errs, &Error{File: file, Msg: err.Error()})
+	}
+}
+
+// addFile adds p if it is a case file, cassette file or config and
+// reports whether it is one. A YAML file is sniffed for cassettes only
+// when sniff is set: a config's case patterns name case files.
+func (v *validation) addFile(p string, sniff bool) bool {
+	p = filepath.Clean(p)
+	ext := strings.ToLower(filepath.Ext(p))
+	if ext != ".yaml" && ext != ".yml" && ext != ".cue" {
+		return false
+	}
+	if v.seen[p] {
+		if !sniff && slices.Contains(v.cassetteFiles, p) && !slices.Contains(v.caseFiles, p) {
+			// A config's case pattern matches a cassette file: a run
+			// loads it as cases, so validate it as cases too.
+			v.caseFiles = append(v.caseFiles, p)
 		}
 		return true
 	}
-	for _, p := range paths {
-		fi, err := os.Stat(p)
+	v.seen[p] = true
+	switch {
+	case ext == ".cue":
+		v.configFiles = append(v.configFiles, p)
+	case sniff && isCassettePath(p):
+		v.cassetteFiles = append(v.cassetteFiles, p)
+	default:
+		v.caseFiles = append(v.caseFiles, p)
+	}
+	return true
+}
+
+// isCassettePath reports whether the file at p reads as cassettes. A file
+// that cannot be read is a case file: loading it reports why.
+func isCassettePath(p string) bool {
+	src, err := ReadFile(p, "cassette file", MaxCassetteFileSize)
+	return err == nil && IsCassetteFile(src)
+}
+
+// addPath adds a named file, or the files of a named directory.
+func (v *validation) addPath(p string) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		v.errs = append(v.errs, &Error{File: p, Msg: errMsg(err)})
+		return
+	}
+	if !fi.IsDir() {
+		if !v.addFile(p, true) {
+			v.errs = append(v.errs, &Error{File: p, Msg: "not a case file, cassette file (.yaml, .yml) or config (.cue)"})
+		}
+		return
+	}
+	found := false
+	err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, &Error{File: p, Msg: errMsg(err)})
-			continue
+			v.errs = append(v.errs, &Error{File: q, Msg: errMsg(err)})
+			return nil
 		}
-		if !fi.IsDir() {
-			if !addFile(p) {
-				errs = append(errs, &Error{File: p, Msg: "not a case file (.yaml, .yml) or config (.cue)"})
-			}
-			continue
-		}
-		found := false
-		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				errs = append(errs, &Error{File: q, Msg: errMsg(err)})
-				return nil
-			}
-			if d.IsDir() {
-				if q != p && strings.HasPrefix(d.Name(), ".") {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if addFile(q) {
-				found = true
+		if d.IsDir() {
+			if q != p && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
 			}
 			return nil
-		})
-		if err != nil {
-			errs = append(errs, &Error{File: p, Msg: err.Error()})
 		}
-		if !found {
-			errs = append(errs, &Error{File: p, Msg: "no case files (.yaml, .yml) or configs (.cue) in this directory"})
+		if v.addFile(q, true) {
+			found = true
 		}
+		return nil
+	})
+	if err != nil {
+		v.errs = append(v.errs, &Error{File: p, Msg: err.Error()})
 	}
-	cases, cerrs := loadCaseFiles(caseFiles)
-	errs = append(errs, cerrs...)
-	for _, f := range configFiles {
-		if _, err := LoadConfig(f); err != nil {
-			if es, ok := err.(Errors); ok {
-				errs = append(errs, es...)
-			} else {
-				errs = append(errs, &Error{File: f, Msg: err.Error()})
-			}
-		}
+	if !found {
+		v.errs = append(v.errs, &Error{File: p, Msg: "no case files, cassette files (.yaml, .yml) or configs (.cue) in this directory"})
 	}
-	return Summary{CaseFiles: len(caseFiles), Cases: len(cases), Configs: len(configFiles)}, errs.Sort()
 }

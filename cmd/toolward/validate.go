@@ -11,26 +11,37 @@ import (
 )
 
 func init() {
-	register(&command{name: "validate", summary: "check case files and run configs (file:line:col errors)", run: runValidate})
+	register(&command{name: "validate", summary: "check case files, cassettes and run configs (file:line:col errors; --online: tool names)", run: runValidate})
 }
 
-const validateUsage = `usage: toolward validate [--format text|json] [PATH...]
+const validateUsage = `usage: toolward validate [--online] [--format text|json] [PATH...]
 
-Checks case files (*.yaml, *.yml) and run configs (*.cue) against the
-embedded schema. Directories are walked; the default is cases/ configs/.
-Beyond the schema it checks matchers, duplicate case ids, needs that omit
-an expected tool, each case's golden trajectory against its own
-expectations (in the default cell: temperature 0, tools needed, confirm
-auto, descriptions default), and the files a config refers to.
+Checks case files (*.yaml, *.yml), replay cassette files and run configs
+(*.cue) against the embedded schema. Directories are walked; the default
+is cases/ configs/. A YAML file whose first document has case or runs and
+no id is a cassette file. Beyond the schema it checks matchers, duplicate
+case ids, needs that omit an expected tool, each case's golden trajectory
+against its own expectations (in the default cell: temperature 0, tools
+needed, confirm auto, descriptions default), and the files a config
+refers to. A config brings what a run of it loads: its cases are checked
+as if named, and its replay cassettes too, each of which must answer for
+one of its cases.
+
+--online also connects to each config's MCP server (as run does, bounded
+by --timeout) and checks every tool name the config's cases use (needs,
+expected calls, forbid, avoid, when entries, golden calls) against the
+tools the server lists, with a did-you-mean. Description-set keys and
+cassette tool calls naming no tool are warnings (on stderr, exit status
+unchanged).
 
 Prints one line per mistake, path:line:col: message, on stdout (or a JSON
 array of {file, line, col, path, message} with --format json). In text
 format, after 10 mistakes of one kind (the same message at the same path
 of one file, but for list indexes and values) one line says how many
 more there are; --format json lists them all. In text
-format a one-line summary goes to stderr ("ok: 46 cases in 9 files, 6
-configs" or "3 mistakes"). Exits 0 when clean, 1 on any mistake, 2 on a
-usage error.
+format a one-line summary goes to stderr ("ok: 46 cases in 10 files, 7
+configs, 9 cassettes" or "3 mistakes"). Warnings go to stderr in both
+formats. Exits 0 when clean, 1 on any mistake, 2 on a usage error.
 `
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -38,6 +49,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, validateUsage) }
 	format := fs.String("format", "text", "output format: text or json")
+	online := fs.Bool("online", false, "also check tool names against each config's live MCP server")
+	timeout := fs.Duration("timeout", toolsTimeout, "with --online, give up connecting to a server after `D`")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -61,6 +74,15 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	sum, errs := schema.Check(paths)
+	var warnings schema.Errors
+	if *online {
+		oerrs, owarns := checkOnline(paths, errs, *timeout)
+		errs = append(errs, oerrs...).Sort()
+		warnings = owarns
+	}
+	for _, line := range warnings.Lines() {
+		fmt.Fprintln(stderr, "toolward validate: warning:", line)
+	}
 	if *format == "json" {
 		if errs == nil {
 			errs = schema.Errors{}
@@ -79,8 +101,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		if len(errs) > 0 {
 			fmt.Fprintf(stderr, "toolward validate: %s\n", plural(len(errs), "mistake"))
 		} else {
-			fmt.Fprintf(stderr, "toolward validate: ok: %s in %s, %s\n",
-				plural(sum.Cases, "case"), plural(sum.CaseFiles, "file"), plural(sum.Configs, "config"))
+			fmt.Fprintf(stderr, "toolward validate: ok: %s\n", summaryLine(sum, *online))
 		}
 	}
 	if len(errs) > 0 {
@@ -95,4 +116,18 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// summaryLine renders what validate checked: "46 cases in 10 files, 7
+// configs, 9 cassettes" (cassettes only when there were any), and ", tool
+// names checked against the servers" with --online.
+func summaryLine(sum schema.Summary, online bool) string {
+	s := fmt.Sprintf("%s in %s, %s", plural(sum.Cases, "case"), plural(sum.CaseFiles, "file"), plural(sum.Configs, "config"))
+	if sum.Cassettes > 0 {
+		s += ", " + plural(sum.Cassettes, "cassette")
+	}
+	if online {
+		s += ", tool names checked against the servers"
+	}
+	return s
 }

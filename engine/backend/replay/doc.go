@@ -22,8 +22,14 @@
 //	      - content: I cannot help with that.
 //
 // A turn has any of: content, thinking, tool_calls (each {name, arguments}
-// or {name, raw_arguments}), tokens {in, out}, latency_ms and done_reason;
-// any other key is an error with its file:line. arguments is any YAML
+// or {name, raw_arguments}), tokens {in, out}, latency_ms and done_reason.
+// The format's parser is schema.ParseCassettes (its JSON Schema is
+// schema/cassette.schema.json): New reports every mistake of every file
+// at file:line:col, a misspelt field with a did-you-mean, and reads each
+// file through schema.ReadFile, refusing one over
+// schema.MaxCassetteFileSize (64 MiB) or a path naming a device. `toolward
+// validate` checks the cassettes of a replay config the same way, and
+// that each answers for one of the config's cases. arguments is any YAML
 // value and becomes JSON with its key order kept, so a non-object (a
 // string, a list) exercises malformed calls; raw_arguments is sent
 // verbatim, even when it is not valid JSON. A call without either sends {}.

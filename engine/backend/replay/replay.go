@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/schema"
 )
 
 // Replay answers chat requests from cassettes. It is read-only after New
@@ -30,50 +28,19 @@ var (
 	_ backend.Preflighter = (*Replay)(nil)
 )
 
-// New loads every *.yaml and *.yml file under dir (recursively). Each
-// file holds one or more cassettes; a case id may appear in one cassette
-// only. A directory with no cassettes is an error.
+// New loads every *.yaml and *.yml file under dir (recursively), each
+// read through schema.ReadFile with schema.MaxCassetteFileSize. Each file
+// holds one or more cassettes; a case id may appear in one cassette
+// only. Any mistake in any file, and a directory with no cassettes, is an
+// error listing every mistake at file:line:col (see schema.LoadCassettes).
 func New(dir string) (*Replay, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("replay: cassette directory: %w", err)
+	cs, errs := schema.LoadCassettes(dir)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("replay: cassettes %s: %w", dir, errs)
 	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("replay: %s is not a directory", dir)
-	}
-	r := &Replay{dir: dir, cases: make(map[string]*entry)}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		cs, err := Parse(path, data)
-		if err != nil {
-			return err
-		}
-		for _, c := range cs {
-			if prev, dup := r.cases[c.Case]; dup {
-				return &SyntaxError{File: c.File, Line: c.Line, Msg: fmt.Sprintf("case %q already has a cassette at %s:%d", c.Case, prev.cassette.File, prev.cassette.Line)}
-			}
-			r.cases[c.Case] = build(c)
-		}
-		return nil
-	})
-	if err != nil {
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("replay: %w", err)
-		}
-		return nil, fmt.Errorf("replay: loading %s: %w", dir, err)
-	}
-	if len(r.cases) == 0 {
-		return nil, fmt.Errorf("replay: no cassettes (*.yaml) in %s", dir)
+	r := &Replay{dir: dir, cases: make(map[string]*entry, len(cs))}
+	for _, c := range cs {
+		r.cases[c.Case] = build(fromSchema(c))
 	}
 	return r, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/schema"
 )
 
 const handWritten = `# A hand-written cassette.
@@ -176,16 +177,16 @@ func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"unknown turn field", "case: x\nruns:\n  - turns:\n      - contnet: hi\n", `x.yaml:4: runs[0].turns[0]: unknown field "contnet"`},
-		{"unknown axis", "case: x\nruns:\n  - when: {temp: 0}\n    turns: [{content: a}]\n", `x.yaml:3: runs[0].when: unknown field "temp"`},
-		{"both arguments", "case: x\nruns:\n  - turns:\n      - tool_calls:\n          - {name: a, arguments: {}, raw_arguments: '{}'}\n", "x.yaml:5: runs[0].turns[0].tool_calls[0]: give arguments or raw_arguments"},
-		{"missing case", "runs:\n  - turns: [{content: a}]\n", "x.yaml:1: cassette: missing case"},
-		{"no turns", "case: x\nruns:\n  - when: {seed: 1}\n", "x.yaml:3: runs[0]: no turns"},
-		{"tool call without name", "case: x\nruns:\n  - turns:\n      - tool_calls: [{arguments: {}}]\n", "x.yaml:4: runs[0].turns[0].tool_calls[0]: missing name"},
-		{"bad tokens", "case: x\nruns:\n  - turns:\n      - {content: a, tokens: {in: many}}\n", "x.yaml:4: runs[0].turns[0].tokens.in: want a number"},
-		{"syntax", "case: x\nruns: [\n", "x.yaml:2: did not find expected node content"},
-		{"tab indent", "case: x\nruns:\n\t- turns: []\n", "x.yaml:3: found character that cannot start any token"},
-		{"duplicate case", "case: x\nruns: [{turns: [{content: a}]}]\n---\ncase: x\nruns: [{turns: [{content: b}]}]\n", `x.yaml:4: case "x" already has a cassette at`},
+		{"unknown turn field", "case: x\nruns:\n  - turns:\n      - contnet: hi\n", `x.yaml:4:9: runs[0].turns[0].contnet: unknown field "contnet" (did you mean "content"?)`},
+		{"unknown axis", "case: x\nruns:\n  - when: {temp: 0}\n    turns: [{content: a}]\n", `x.yaml:3:12: runs[0].when.temp: unknown field "temp"`},
+		{"both arguments", "case: x\nruns:\n  - turns:\n      - tool_calls:\n          - {name: a, arguments: {}, raw_arguments: '{}'}\n", "runs[0].turns[0].tool_calls[0].raw_arguments: give arguments or raw_arguments"},
+		{"missing case", "runs:\n  - turns: [{content: a}]\n", `x.yaml:1:1: missing field "case"`},
+		{"no turns", "case: x\nruns:\n  - when: {seed: 1}\n", `x.yaml:3:5: runs[0]: missing field "turns"`},
+		{"tool call without name", "case: x\nruns:\n  - turns:\n      - tool_calls: [{arguments: {}}]\n", `x.yaml:4:22: runs[0].turns[0].tool_calls[0]: missing field "name"`},
+		{"bad tokens", "case: x\nruns:\n  - turns:\n      - {content: a, tokens: {in: many}}\n", "x.yaml:4:35: runs[0].turns[0].tokens.in: want a number"},
+		{"syntax", "case: x\nruns: [\n", "x.yaml:3:1: YAML syntax: did not find expected node content"},
+		{"tab indent", "case: x\nruns:\n\t- turns: []\n", "x.yaml:3:1: YAML syntax: found character that cannot start any token (this line is indented with a tab"},
+		{"duplicate case", "case: x\nruns: [{turns: [{content: a}]}]\n---\ncase: x\nruns: [{turns: [{content: b}]}]\n", `x.yaml:4:7: case: case "x" already has a cassette at`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,5 +383,30 @@ func TestLatencyRoundTrip(t *testing.T) {
 		if got := cs[0].Runs[0].Turns[0].Latency; got != d {
 			t.Errorf("latency %d came back as %d (%s)", d, got, buf.String())
 		}
+	}
+}
+
+// TestLoadRefusesHugeAndDevices: cassettes are read through
+// schema.ReadFile, so a file over schema.MaxCassetteFileSize or a path
+// naming a device is an error instead of an unbounded read.
+func TestLoadRefusesHugeAndDevices(t *testing.T) {
+	dir := writeDir(t, map[string]string{"ok.yaml": "case: x\nruns: [{turns: [{content: a}]}]\n"})
+	huge := filepath.Join(dir, "huge.yaml")
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, schema.MaxCassetteFileSize+1); err != nil { // sparse: costs no disk
+		t.Fatal(err)
+	}
+	_, err := New(dir)
+	if err == nil || !strings.Contains(err.Error(), "huge.yaml: cassette file is 64.0 MiB") || !strings.Contains(err.Error(), "over the 64 MiB limit") {
+		t.Errorf("huge file: %v", err)
+	}
+	os.Remove(huge)
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := New(dir); err == nil || !strings.Contains(err.Error(), "zero.yaml: not a regular file (a character device)") {
+		t.Errorf("device: %v", err)
 	}
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/toolward/toolward/engine"
+	"github.com/toolward/toolward/engine/preflight"
+	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema"
+)
+
+// checkOnline checks the tool names of every config among paths against
+// its live server. Configs with offline mistakes (in offline) are
+// skipped: their cases are not all known.
+func checkOnline(paths []string, offline schema.Errors, timeout time.Duration) (errs, warnings schema.Errors) {
+	bad := map[string]bool{}
+	for _, e := range offline {
+		bad[filepath.Clean(e.File)] = true
+	}
+	for _, f := range configPaths(paths) {
+		if bad[f] {
+			continue
+		}
+		e, w := checkConfigOnline(f, timeout)
+		errs = append(errs, e...)
+		warnings = append(warnings, w...)
+	}
+	return errs, warnings.Sort()
+}
+
+// configPaths returns the configs (*.cue) among paths, walking
+// directories as schema.Check does.
+func configPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && q != p && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			if !d.IsDir() && strings.EqualFold(filepath.Ext(q), ".cue") {
+				out = append(out, filepath.Clean(q))
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// checkConfigOnline connects to one config's server and checks what the
+// config's cases, description sets and cassettes name. A config whose
+// cases, description sets or cassettes do not load is skipped: the
+// offline check reports why.
+func checkConfigOnline(file string, timeout time.Duration) (errs, warnings schema.Errors) {
+	fail := func(msg string) (schema.Errors, schema.Errors) {
+		return schema.Errors{{File: file, Path: "server", Msg: msg}}, nil
+	}
+	cfg, err := schema.LoadConfig(file)
+	if err != nil {
+		return nil, nil // reported offline
+	}
+	cases, err := schema.LoadCases(cfg.Cases)
+	if err != nil {
+		return nil, nil
+	}
+	in := preflight.Input{Cases: cases, Config: cfg, Descriptions: map[string]toolset.Descriptions{}, Files: map[string]string{}}
+	for _, name := range cfg.Matrix.Descriptions {
+		path := schema.DescriptionFile(cfg, name)
+		if path == "" {
+			continue
+		}
+		d, err := toolset.LoadDescriptions(path)
+		if err != nil {
+			return nil, nil
+		}
+		in.Descriptions[name], in.Files[name] = d, path
+	}
+	if dir := cfg.Backend.Replay; dir != "" {
+		cs, cerrs := schema.LoadCassettes(dir)
+		if len(cerrs) > 0 {
+			return nil, nil
+		}
+		in.Cassettes = cs
+	}
+	tools, err := serverTools(cfg.Server, timeout)
+	if err != nil {
+		return fail(err.Error())
+	}
+	in.Tools = preflight.Names(tools)
+	r := preflight.Check(in)
+	return append(r.Errors, r.Typos...), r.Warnings
+}
+
+// serverTools connects to a server as run does and returns its tools.
+func serverTools(s schema.Server, timeout time.Duration) ([]toolset.Tool, error) {
+	opts := session.Options{Server: s, ClientVersion: engine.Version()}
+	if b := s.Builtin; b != nil {
+		var err error
+		if opts.Builtin, err = engine.Bundled(*b); err != nil {
+			return nil, fmt.Errorf("starting the builtin MCP server: %v", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	src, err := session.Open(ctx, opts)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("connecting to the MCP server: no answer within %s (--timeout)", timeout)
+		}
+		return nil, fmt.Errorf("connecting to the MCP server: %v", err)
+	}
+	defer src.Close()
+	return src.Tools(), nil
+}

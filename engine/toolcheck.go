@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolward/toolward/engine/preflight"
+	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema"
+)
+
+// MaxToolErrors is how many missing-tool errors the run preflight lists
+// before it counts the rest.
+const MaxToolErrors = 20
+
+// checkTools is the run's tool preflight: once the server has listed its
+// tools, a planned case that needs (or expects a call of) a tool the
+// server does not offer stops the job before any run, with a
+// did-you-mean; names that cannot stop a run (avoid, forbid, golden
+// calls, description-set keys) are warnings on progress.
+func checkTools(src *session.Source, l *Loaded, descs map[string]toolset.Descriptions, progress io.Writer) error {
+	files := map[string]string{}
+	for name := range descs {
+		files[name] = schema.DescriptionFile(l.Config, name)
+	}
+	r := preflight.Check(preflight.Input{
+		Tools: preflight.Names(src.Tools()), Cases: l.Plan.Cases(), Descriptions: descs, Files: files, Config: l.Config,
+	})
+	if progress != nil {
+		for _, w := range append(r.Typos, r.Warnings...) {
+			fmt.Fprintf(progress, "warning: %s\n", w)
+		}
+	}
+	if len(r.Errors) == 0 {
+		return nil
+	}
+	lines := r.Errors.Lines()
+	if n := len(lines); n > MaxToolErrors {
+		lines = append(lines[:MaxToolErrors], fmt.Sprintf("… and %d more", n-MaxToolErrors))
+	}
+	return fmt.Errorf("the MCP server (%s) lacks tools the cases need, nothing ran (`toolward tools CONFIG` lists what it offers):\n%s",
+		serverName(src), strings.Join(lines, "\n"))
+}
+
+// recordServer records the server's identity in meta. A resumed job
+// keeps the identity it started with; when the tool list has changed
+// since, progress says so (runs before and after saw different tools).
+func recordServer(meta *results.Meta, src *session.Source, progress io.Writer) {
+	info := src.Info()
+	now := &results.Server{Name: info.Name, Version: info.Version, ToolsDigest: preflight.Digest(src.Tools()), Tools: len(src.Tools())}
+	if meta.Server == nil {
+		meta.Server = now
+		return
+	}
+	if meta.Server.ToolsDigest != now.ToolsDigest && progress != nil {
+		fmt.Fprintf(progress, "warning: the MCP server's tool list has changed since the job started (%d tools, digest %.12s; now %d, %.12s): earlier and later runs saw different tools\n",
+			meta.Server.Tools, meta.Server.ToolsDigest, now.Tools, now.ToolsDigest)
+	}
+}
+
+// serverName names the server for messages: "name version".
+func serverName(src *session.Source) string {
+	info := src.Info()
+	s := strings.TrimSpace(info.Name + " " + info.Version)
+	if s == "" {
+		return "unnamed"
+	}
+	return s
+}

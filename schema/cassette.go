@@ -1,0 +1,590 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/matchers"
+)
+
+// CassetteAxes are the cell axes a cassette's `when` selector may name.
+var CassetteAxes = []string{"model", "seed", "temperature", "tools", "confirm", "descriptions"}
+
+// Cassette is one cassette document: the scripted model replies for one
+// case (engine/backend/replay documents the format and replays it).
+type Cassette struct {
+	Case      string // the case id it answers for
+	File      string
+	Line, Col int // of the document
+	CaseLine  int // of the case field; CaseCol likewise
+	CaseCol   int
+	Runs      []CassetteRun
+}
+
+// CassetteRun is the replies for the cells its selector matches.
+type CassetteRun struct {
+	When  []CassetteSelector // all must match; empty matches every cell
+	Turns []CassetteTurn
+	Line  int
+}
+
+// CassetteSelector constrains one axis to any of some values or globs.
+type CassetteSelector struct {
+	Axis     string
+	Patterns []string
+}
+
+// CassetteTurn is one scripted model reply.
+type CassetteTurn struct {
+	Content, Thinking, DoneReason string
+	ToolCalls                     []CassetteCall
+	TokensIn, TokensOut           int
+	Latency                       time.Duration
+	Line                          int
+}
+
+// CassetteCall is one tool call of a reply. Arguments is JSON (object key
+// order as written), or raw_arguments verbatim, which need not be JSON.
+type CassetteCall struct {
+	Name      string
+	Arguments json.RawMessage
+	Line, Col int // of the name, or of the call when it has none
+}
+
+// Tools returns every tool name the cassette's replies call, with the
+// elements locating each (for messages), in file order.
+func (c *Cassette) Tools() []CassetteCall {
+	var out []CassetteCall
+	for _, r := range c.Runs {
+		for _, t := range r.Turns {
+			out = append(out, t.ToolCalls...)
+		}
+	}
+	return out
+}
+
+// cassetteParser collects the mistakes of one cassette file.
+type cassetteParser struct {
+	file string
+	errs Errors
+}
+
+func (p *cassetteParser) errf(n *yaml.Node, path []any, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.file, Line: n.Line, Col: n.Column, Path: pathString(path), Msg: fmt.Sprintf(format, args...)})
+}
+
+// at returns path extended by more, as a new slice.
+func at(path []any, more ...any) []any { return append(slices.Clone(path), more...) }
+
+// ParseCassettes parses the cassettes of one file: one YAML document per
+// case, documents separated by ---, empty documents skipped. It checks
+// every document and returns the valid cassettes and an error per
+// mistake, at file:line:col. Case ids are not checked here (see
+// CheckCassettes).
+func ParseCassettes(file string, src []byte) ([]*Cassette, Errors) {
+	p := &cassetteParser{file: file}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var out []*Cassette
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			p.errs = append(p.errs, YAMLSyntaxError(file, src, err))
+			break // the decoder cannot resynchronise after a syntax error
+		}
+		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+			continue
+		}
+		before := len(p.errs)
+		c := p.cassette(doc.Content[0])
+		if len(p.errs) == before {
+			out = append(out, c)
+		}
+	}
+	return out, p.errs
+}
+
+// fields returns the key and value nodes of the mapping n, reporting keys
+// outside allowed (with a did-you-mean) and repeated keys. ok is false
+// when n is not a mapping.
+func (p *cassetteParser) fields(n *yaml.Node, path []any, what string, allowed ...string) ([][2]*yaml.Node, bool) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, path, "want %s (a mapping of %s)", what, strings.Join(allowed, ", "))
+		return nil, false
+	}
+	var out [][2]*yaml.Node
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		switch {
+		case !slices.Contains(allowed, k.Value):
+			msg := fmt.Sprintf("unknown field %q", k.Value)
+			if s := matchers.Suggest(k.Value, allowed); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			} else {
+				msg += " (want one of " + strings.Join(allowed, ", ") + ")"
+			}
+			p.errf(k, at(path, k.Value), "%s", msg)
+		case seen[k.Value]:
+			p.errf(k, at(path, k.Value), "duplicate key %q", k.Value)
+		default:
+			seen[k.Value] = true
+			out = append(out, [2]*yaml.Node{k, v})
+		}
+	}
+	return out, true
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func (p *cassetteParser) str(n *yaml.Node, path []any) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		p.errf(n, path, "want a string")
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (p *cassetteParser) num(n *yaml.Node, path []any) (float64, bool) {
+	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+		p.errf(n, path, "want a number")
+		return 0, false
+	}
+	var f float64
+	if err := n.Decode(&f); err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		p.errf(n, path, "want a non-negative number, got %q", n.Value)
+		return 0, false
+	}
+	return f, true
+}
+
+func (p *cassetteParser) cassette(n *yaml.Node) *Cassette {
+	c := &Cassette{File: p.file, Line: n.Line, Col: n.Column}
+	fs, ok := p.fields(n, nil, "a cassette", "case", "runs")
+	if !ok {
+		return nil
+	}
+	hasRuns := false
+	for _, f := range fs {
+		switch k, v := f[0], f[1]; k.Value {
+		case "case":
+			c.CaseLine, c.CaseCol = v.Line, v.Column
+			if s, ok := p.str(v, []any{"case"}); ok {
+				if s == "" {
+					p.errf(v, []any{"case"}, "want a case id, got an empty string")
+				}
+				c.Case = s
+			}
+		case "runs":
+			hasRuns = true
+			if v.Kind != yaml.SequenceNode {
+				p.errf(v, []any{"runs"}, "want a list of runs ({when, turns})")
+				continue
+			}
+			if len(v.Content) == 0 {
+				p.errf(v, []any{"runs"}, "want at least one run")
+			}
+			for i, rn := range v.Content {
+				c.Runs = append(c.Runs, p.run(deref(rn), []any{"runs", i}))
+			}
+		}
+	}
+	if c.CaseLine == 0 && !p.reported(n, "case") {
+		p.errf(n, nil, "missing field \"case\" (the id of the case it answers for)")
+	}
+	if !hasRuns && !p.reported(n, "runs") {
+		p.errf(n, nil, "missing field \"runs\"")
+	}
+	return c
+}
+
+// reported says whether a misspelling of field was reported among the
+// keys of mapping n (so it is not also reported missing).
+func (p *cassetteParser) reported(n *yaml.Node, field string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k != field && matchers.Suggest(k, []string{field}) == field {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *cassetteParser) run(n *yaml.Node, path []any) CassetteRun {
+	r := CassetteRun{Line: n.Line}
+	fs, ok := p.fields(n, path, "a run", "when", "turns")
+	if !ok {
+		return r
+	}
+	hasTurns := false
+	for _, f := range fs {
+		switch k, v := f[0], f[1]; k.Value {
+		case "when":
+			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+				continue
+			}
+			sel, _ := p.fields(v, at(path, "when"), "a cell selector", CassetteAxes...)
+			for _, s := range sel {
+				r.When = append(r.When, CassetteSelector{Axis: s[0].Value, Patterns: p.patterns(s[1], at(path, "when", s[0].Value))})
+			}
+		case "turns":
+			hasTurns = true
+			if v.Kind != yaml.SequenceNode {
+				p.errf(v, at(path, "turns"), "want a list of turns")
+				continue
+			}
+			if len(v.Content) == 0 {
+				p.errf(v, at(path, "turns"), "want at least one turn")
+			}
+			for i, tn := range v.Content {
+				r.Turns = append(r.Turns, p.turn(deref(tn), at(path, "turns", i)))
+			}
+		}
+	}
+	if !hasTurns && !p.reported(n, "turns") {
+		p.errf(n, path, "missing field \"turns\"")
+	}
+	return r
+}
+
+func (p *cassetteParser) patterns(n *yaml.Node, path []any) []string {
+	var nodes []*yaml.Node
+	switch n.Kind {
+	case yaml.ScalarNode:
+		nodes = []*yaml.Node{n}
+	case yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			p.errf(n, path, "an empty list matches nothing")
+		}
+		nodes = n.Content
+	default:
+		p.errf(n, path, "want a value, a glob or a list of them")
+		return nil
+	}
+	out := make([]string, 0, len(nodes))
+	for i, v := range nodes {
+		v = deref(v)
+		el := path
+		if n.Kind == yaml.SequenceNode {
+			el = at(path, i)
+		}
+		if v.Kind != yaml.ScalarNode {
+			p.errf(v, el, "want a value or a glob")
+			continue
+		}
+		if strings.HasSuffix(strings.ReplaceAll(v.Value, `\\`, ""), `\`) {
+			p.errf(v, el, "pattern %q ends in a lone backslash", v.Value)
+			continue
+		}
+		out = append(out, v.Value)
+	}
+	return out
+}
+
+// turnFields are the fields of a turn.
+var turnFields = []string{"content", "thinking", "tool_calls", "tokens", "latency_ms", "done_reason"}
+
+func (p *cassetteParser) turn(n *yaml.Node, path []any) CassetteTurn {
+	t := CassetteTurn{Line: n.Line}
+	fs, _ := p.fields(n, path, "a turn", turnFields...)
+	for _, f := range fs {
+		k, v := f[0], f[1]
+		el := at(path, k.Value)
+		switch k.Value {
+		case "content":
+			t.Content, _ = p.str(v, el)
+		case "thinking":
+			t.Thinking, _ = p.str(v, el)
+		case "done_reason":
+			t.DoneReason, _ = p.str(v, el)
+		case "latency_ms":
+			if ms, ok := p.num(v, el); ok {
+				t.Latency = time.Duration(math.Round(ms * float64(time.Millisecond)))
+			}
+		case "tokens":
+			tf, _ := p.fields(v, el, "token counts", "in", "out")
+			for _, x := range tf {
+				f, ok := p.num(x[1], at(el, x[0].Value))
+				if !ok {
+					continue
+				}
+				if x[0].Value == "in" {
+					t.TokensIn = int(f)
+				} else {
+					t.TokensOut = int(f)
+				}
+			}
+		case "tool_calls":
+			if v.Kind != yaml.SequenceNode {
+				p.errf(v, el, "want a list of tool calls ({name, arguments})")
+				continue
+			}
+			for i, cn := range v.Content {
+				t.ToolCalls = append(t.ToolCalls, p.toolCall(deref(cn), at(el, i)))
+			}
+		}
+	}
+	return t
+}
+
+func (p *cassetteParser) toolCall(n *yaml.Node, path []any) CassetteCall {
+	c := CassetteCall{Line: n.Line, Col: n.Column}
+	fs, ok := p.fields(n, path, "a tool call", "name", "arguments", "raw_arguments")
+	if !ok {
+		return c
+	}
+	var args *yaml.Node
+	for _, f := range fs {
+		k, v := f[0], f[1]
+		switch k.Value {
+		case "name":
+			c.Line, c.Col = v.Line, v.Column
+			c.Name, _ = p.str(v, at(path, "name"))
+		case "arguments", "raw_arguments":
+			if args != nil {
+				p.errf(k, at(path, k.Value), "give arguments or raw_arguments, not both")
+				continue
+			}
+			args = k
+			if k.Value == "raw_arguments" {
+				if s, ok := p.str(v, at(path, "raw_arguments")); ok {
+					c.Arguments = json.RawMessage(s)
+				}
+				continue
+			}
+			var buf bytes.Buffer
+			if p.toJSON(&buf, v, at(path, "arguments")) {
+				c.Arguments = json.RawMessage(buf.Bytes())
+			}
+		}
+	}
+	if c.Name == "" && !slices.ContainsFunc(fs, func(f [2]*yaml.Node) bool { return f[0].Value == "name" }) && !p.reported(n, "name") {
+		p.errf(n, path, "missing field \"name\" (the tool called)")
+	}
+	if args == nil {
+		c.Arguments = json.RawMessage("{}")
+	}
+	return c
+}
+
+// toJSON writes a YAML value as compact JSON, keeping mapping key order.
+// Scalars that YAML would type as timestamps or binary stay strings.
+func (p *cassetteParser) toJSON(buf *bytes.Buffer, n *yaml.Node, path []any) bool {
+	n = deref(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := deref(n.Content[i])
+			if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+				p.errf(k, path, "argument keys must be plain scalars")
+				return false
+			}
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONString(buf, k.Value)
+			buf.WriteByte(':')
+			if !p.toJSON(buf, n.Content[i+1], at(path, k.Value)) {
+				return false
+			}
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, e := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if !p.toJSON(buf, e, at(path, i)) {
+				return false
+			}
+		}
+		buf.WriteByte(']')
+	case yaml.ScalarNode:
+		return p.scalarJSON(buf, n, path)
+	default:
+		p.errf(n, path, "unsupported YAML node")
+		return false
+	}
+	return true
+}
+
+func (p *cassetteParser) scalarJSON(buf *bytes.Buffer, n *yaml.Node, path []any) bool {
+	switch n.ShortTag() {
+	case "!!null":
+		buf.WriteString("null")
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			p.errf(n, path, "%v", err)
+			return false
+		}
+		buf.WriteString(strconv.FormatBool(b))
+	case "!!int", "!!float":
+		if isJSONNumber(n.Value) {
+			buf.WriteString(n.Value)
+			break
+		}
+		var f float64
+		if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			p.errf(n, path, "%q is not a number JSON can hold", n.Value)
+			return false
+		}
+		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	default:
+		writeJSONString(buf, n.Value)
+	}
+	return true
+}
+
+func writeJSONString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s)
+	buf.Write(b)
+}
+
+func isJSONNumber(s string) bool {
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil
+}
+
+// LoadCassettes loads every cassette file (*.yaml, *.yml) under dir,
+// recursively, in lexical order, each read through ReadFile with
+// MaxCassetteFileSize. It reports every mistake rather than stopping at
+// the first: schema errors, a case id with cassettes in two places, and
+// a directory without cassettes. It returns the cassettes that loaded.
+func LoadCassettes(dir string) ([]*Cassette, Errors) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, Errors{{File: dir, Msg: "cassette directory: " + errMsg(err)}}
+	}
+	if !st.IsDir() {
+		return nil, Errors{{File: dir, Msg: "want a cassette directory, got a file"}}
+	}
+	var files []string
+	var errs Errors
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			errs = append(errs, &Error{File: path, Msg: errMsg(err)})
+			return nil
+		}
+		if !d.IsDir() && isYAMLFile(path) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, &Error{File: dir, Msg: err.Error()})
+	}
+	cs, ferrs := loadCassetteFiles(files)
+	errs = append(errs, ferrs...)
+	if len(cs) == 0 && len(errs) == 0 {
+		errs = append(errs, &Error{File: dir, Msg: "no cassettes (*.yaml, *.yml) in this directory"})
+	}
+	return cs, errs.Sort()
+}
+
+// loadCassetteFiles reads and parses files and checks that no case has
+// cassettes in two places.
+func loadCassetteFiles(files []string) ([]*Cassette, Errors) {
+	var cs []*Cassette
+	var errs Errors
+	for _, f := range files {
+		src, err := ReadFile(f, "cassette file", MaxCassetteFileSize)
+		if err != nil {
+			errs = append(errs, &Error{File: f, Msg: errMsg(err)})
+			continue
+		}
+		got, perrs := ParseCassettes(f, src)
+		cs = append(cs, got...)
+		errs = append(errs, perrs...)
+	}
+	first := map[string]*Cassette{}
+	for _, c := range cs {
+		if prev, dup := first[c.Case]; dup {
+			errs = append(errs, &Error{File: c.File, Line: c.CaseLine, Col: c.CaseCol, Path: "case",
+				Msg: fmt.Sprintf("case %q already has a cassette at %s:%d:%d", c.Case, prev.File, prev.CaseLine, prev.CaseCol)})
+			continue
+		}
+		first[c.Case] = c
+	}
+	return cs, errs
+}
+
+// CheckCassettes reports cassettes for case ids that are not among
+// cases, with a did-you-mean: such a cassette is never replayed, so the
+// case it was meant for misses every time.
+func CheckCassettes(cs []*Cassette, cases []*Case) Errors {
+	ids := make([]string, len(cases))
+	known := make(map[string]bool, len(cases))
+	for i, c := range cases {
+		ids[i] = c.ID
+		known[c.ID] = true
+	}
+	var errs Errors
+	for _, c := range cs {
+		if known[c.Case] {
+			continue
+		}
+		msg := fmt.Sprintf("no case %q among the config's cases", c.Case)
+		if s := matchers.Suggest(c.Case, ids); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		errs = append(errs, &Error{File: c.File, Line: c.CaseLine, Col: c.CaseCol, Path: "case", Msg: msg})
+	}
+	return errs
+}
+
+func isYAMLFile(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// IsCassetteFile reports whether src reads as cassettes rather than
+// cases: its first non-empty document is a mapping with a runs or case
+// key and no id key. A file that does not parse is not a cassette file.
+func IsCassetteFile(src []byte) bool {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			return false
+		}
+		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+			continue
+		}
+		m := deref(doc.Content[0])
+		if m.Kind != yaml.MappingNode {
+			return false
+		}
+		keys := map[string]bool{}
+		for i := 0; i < len(m.Content); i += 2 {
+			keys[m.Content[i].Value] = true
+		}
+		return !keys["id"] && (keys["runs"] || keys["case"])
+	}
+}

@@ -1,0 +1,223 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"gopkg.in/yaml.v3"
+)
+
+func TestParseCassettesErrors(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"unknown turn field", "case: x\nruns:\n  - turns:\n      - contnet: hi\n",
+			`x.yaml:4:9: runs[0].turns[0].contnet: unknown field "contnet" (did you mean "content"?)`},
+		{"unknown axis", "case: x\nruns:\n  - when: {temp: 0}\n    turns: [{content: a}]\n",
+			`x.yaml:3:12: runs[0].when.temp: unknown field "temp" (want one of model, seed, temperature, tools, confirm, descriptions)`},
+		{"both arguments", "case: x\nruns:\n  - turns:\n      - tool_calls:\n          - {name: a, arguments: {}, raw_arguments: '{}'}\n",
+			"x.yaml:5:38: runs[0].turns[0].tool_calls[0].raw_arguments: give arguments or raw_arguments, not both"},
+		{"missing case", "runs:\n  - turns: [{content: a}]\n", `x.yaml:1:1: missing field "case" (the id of the case it answers for)`},
+		{"misspelt case", "cas: x\nruns:\n  - turns: [{content: a}]\n", `x.yaml:1:1: cas: unknown field "cas" (did you mean "case"?)`},
+		{"no turns", "case: x\nruns:\n  - when: {seed: 1}\n", `x.yaml:3:5: runs[0]: missing field "turns"`},
+		{"empty turns", "case: x\nruns:\n  - turns: []\n", `x.yaml:3:12: runs[0].turns: want at least one turn`},
+		{"tool call without name", "case: x\nruns:\n  - turns:\n      - tool_calls: [{arguments: {}}]\n",
+			`x.yaml:4:22: runs[0].turns[0].tool_calls[0]: missing field "name" (the tool called)`},
+		{"bad tokens", "case: x\nruns:\n  - turns:\n      - {content: a, tokens: {in: many}}\n", `x.yaml:4:35: runs[0].turns[0].tokens.in: want a number`},
+		{"empty case id", "case: ''\nruns: [{turns: [{content: a}]}]\n", `x.yaml:1:7: case: want a case id, got an empty string`},
+		{"lone backslash", "case: x\nruns: [{when: {model: 'a\\'}, turns: [{content: a}]}]\n", `x.yaml:2:23: runs[0].when.model: pattern "a\\" ends in a lone backslash`},
+		{"syntax", "case: x\nruns: [\n", "x.yaml:3:1: YAML syntax: did not find expected node content"},
+		{"tab indent", "case: x\nruns:\n\t- turns: []\n", "x.yaml:3:1: YAML syntax: found character that cannot start any token (this line is indented with a tab"},
+		{"not a mapping", "- a\n", "x.yaml:1:1: want a cassette (a mapping of case, runs)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := ParseCassettes("x.yaml", []byte(tt.src))
+			if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), tt.want) {
+				t.Errorf("got %q\nwant one error starting %q", errs.Lines(), tt.want)
+			}
+		})
+	}
+}
+
+// TestParseCassettesReportsAll: every mistake of a file, in every
+// document, not only the first.
+func TestParseCassettesReportsAll(t *testing.T) {
+	src := "case: a\nruns:\n  - turns: [{contnet: hi}]\n  - turns: [{content: x, latency_ms: -1}]\n---\ncase: b\nrun: []\n"
+	cs, errs := ParseCassettes("x.yaml", []byte(src))
+	want := []string{
+		`x.yaml:3:14: runs[0].turns[0].contnet: unknown field "contnet" (did you mean "content"?)`,
+		`x.yaml:4:38: runs[1].turns[0].latency_ms: want a non-negative number, got "-1"`,
+		`x.yaml:7:1: run: unknown field "run" (did you mean "runs"?)`,
+	}
+	if got := errs.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(cs) != 0 {
+		t.Errorf("kept %d invalid cassettes", len(cs))
+	}
+}
+
+func TestLoadCassettes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a.yaml":     "case: x\nruns: [{turns: [{content: a}]}]\n",
+		"sub/b.yml":  "case: x\nruns: [{turns: [{content: b}]}]\n---\ncase: y\nruns: [{turns: [{content: c}]}]\n",
+		"notes.txt":  "not a cassette",
+		"bad/c.yaml": "case: z\nruns: [{turns: [{contents: a}]}]\n",
+	})
+	cs, errs := LoadCassettes(dir)
+	got := strings.ReplaceAll(errs.Error(), dir+string(filepath.Separator), "")
+	want := "bad/c.yaml:2:18: runs[0].turns[0].contents: unknown field \"contents\" (did you mean \"content\"?)\n" +
+		"sub/b.yml:1:7: case: case \"x\" already has a cassette at " + filepath.Join(dir, "a.yaml") + ":1:7"
+	want = strings.ReplaceAll(want, dir+string(filepath.Separator), "")
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if len(cs) != 3 {
+		t.Errorf("loaded %d cassettes, want 3", len(cs))
+	}
+	if _, errs := LoadCassettes(t.TempDir()); len(errs) != 1 || !strings.Contains(errs[0].Msg, "no cassettes") {
+		t.Errorf("empty directory: %v", errs)
+	}
+	if _, errs := LoadCassettes(filepath.Join(dir, "a.yaml")); len(errs) != 1 || !strings.Contains(errs[0].Msg, "want a cassette directory") {
+		t.Errorf("a file: %v", errs)
+	}
+}
+
+func TestCheckCassettes(t *testing.T) {
+	cs, errs := ParseCassettes("c.yaml", []byte("case: calc-compund-interest\nruns: [{turns: [{content: a}]}]\n---\ncase: other\nruns: [{turns: [{content: a}]}]\n"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	cases := []*Case{{ID: "calc-compound-interest"}, {ID: "other"}}
+	got := CheckCassettes(cs, cases).Error()
+	want := `c.yaml:1:7: case: no case "calc-compund-interest" among the config's cases (did you mean "calc-compound-interest"?)`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestIsCassetteFile(t *testing.T) {
+	for src, want := range map[string]bool{
+		"case: x\nruns: []\n":              true,
+		"# c\n---\nruns: []\n":             true,
+		"id: x\nprompt: p\nexpect: {}\n":   false,
+		"id: x\ncase: y\n":                 false,
+		"- a\n":                            false,
+		"case: [\n":                        false,
+		"":                                 false,
+		"description: x\nexpect: {}\n":     false,
+		"---\n\n---\ncase: x\nruns: [1]\n": true,
+	} {
+		if got := IsCassetteFile([]byte(src)); got != want {
+			t.Errorf("IsCassetteFile(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+func TestCassetteJSONSchemaUpToDate(t *testing.T) {
+	got := CassetteJSONSchema()
+	if *update {
+		if err := os.WriteFile("cassette.schema.json", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile("cassette.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("schema/cassette.schema.json is stale: run `go test ./schema -run TestCassetteJSONSchemaUpToDate -update`")
+	}
+}
+
+// TestCassetteJSONSchemaAgreement runs a corpus and the demo cassettes
+// through ParseCassettes and the JSON Schema, which must agree.
+func TestCassetteJSONSchemaAgreement(t *testing.T) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(CassetteJSONSchema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	js, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := []string{
+		"case: x\nruns: [{turns: [{content: a}]}]\n",
+		"case: x\nruns: [{when: {seed: [1, 2], model: 'q*'}, turns: [{tool_calls: [{name: f, arguments: [1]}]}, {content: b, tokens: {in: 1, out: 2}, latency_ms: 1.5}]}]\n",
+		"case: x\nruns: [{when: null, turns: [{tool_calls: [{name: f, raw_arguments: '{'}]}]}]\n",
+		"case: x\nruns: [{turns: [{contnet: a}]}]\n",
+		"case: x\nruns: []\n",
+		"case: x\nruns: [{turns: []}]\n",
+		"case: x\n",
+		"runs: [{turns: [{content: a}]}]\n",
+		"case: x\nruns: [{when: {temp: 0}, turns: [{content: a}]}]\n",
+		"case: x\nruns: [{when: {seed: []}, turns: [{content: a}]}]\n",
+		"case: x\nruns: [{turns: [{tool_calls: [{arguments: {}}]}]}]\n",
+		"case: x\nruns: [{turns: [{tool_calls: [{name: f, arguments: {}, raw_arguments: '{}'}]}]}]\n",
+		"case: x\nruns: [{turns: [{tokens: {in: -1}}]}]\n",
+		"case: x\nruns: [{turns: [{content: 3}]}]\n", // a scalar is its text
+		"case: x\nruns: [{turns: [{content: [a]}]}]\n",
+		"case: ''\nruns: [{turns: [{content: a}]}]\n",
+	}
+	demo, _ := filepath.Glob("../fixtures/cassettes/demo/*.yaml")
+	for _, f := range demo {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus = append(corpus, string(b))
+	}
+	if len(demo) == 0 {
+		t.Error("no demo cassettes")
+	}
+	for _, src := range corpus {
+		_, errs := ParseCassettes("x.yaml", []byte(src))
+		dec := yaml.NewDecoder(strings.NewReader(src))
+		for {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				break
+			}
+			if v == nil {
+				continue
+			}
+			jerr := js.Validate(jsonRoundTrip(t, v))
+			if (jerr == nil) != (len(errs) == 0) {
+				t.Errorf("%q: Go errors %v, JSON Schema %v", src, errs, jerr)
+			}
+		}
+	}
+}
+
+// FuzzParseCassettes: no input panics, and every error has a position
+// inside the file.
+func FuzzParseCassettes(f *testing.F) {
+	f.Add("case: x\nruns: [{when: {seed: [1, '2*']}, turns: [{tool_calls: [{name: f, arguments: {a: [1, {b: null}]}}]}, {content: ok, tokens: {in: 1}}]}]\n")
+	f.Add("case: x\nruns:\n  - turns:\n     - content: a\n    bad: 1\n---\ncase: y\n")
+	f.Add("a: &x [*x]\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		_, errs := ParseCassettes("x.yaml", []byte(src))
+		for _, e := range errs {
+			if e.Line < 1 || e.Line > maxLine([]byte(src)) {
+				t.Errorf("error outside the file: %v", e)
+			}
+		}
+		checkCaseErrorLines(t, src)
+	})
+}
+
+// checkCaseErrorLines checks that case parsing of src places syntax
+// errors inside the file.
+func checkCaseErrorLines(t *testing.T, src string) {
+	_, errs := ParseCases("x.yaml", []byte(src))
+	for _, e := range errs {
+		if e.Line > maxLine([]byte(src)) {
+			t.Errorf("case error outside the file: %v", e)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckConfigBringsCasesAndCassettes: validating a config alone
+// validates the cases and cassettes a run of it loads. Before, a config
+// pointing at a broken case passed ("0 cases in 0 files").
+func TestCheckConfigBringsCasesAndCassettes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"suite/a.yaml":     "id: calc-compound-interest\nprompt: p\nexpect: {no_calls: true}\n",
+		"suite/b.yaml":     "id: b\nprompt: p\nexpect: {answr: x}\n",
+		"configs/c.cue":    "name: \"c\"\ncases: [\"suite/a.yaml\"]\nserver: builtin: {}\nbackend: replay: \"tapes\"\nmatrix: models: [\"m\"]\n",
+		"configs/bad.cue":  "name: \"bad\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"none\"\nmatrix: models: [\"m\"]\n",
+		"tapes/a.yaml":     "case: calc-compund-interest\nruns: [{turns: [{content: ok}]}]\n",
+		"tapes/broken.yml": "case: x\nruns: [{turns: [{contnet: ok}]}]\n",
+	})
+	t.Chdir(dir)
+	sum, errs := Check([]string{"configs/c.cue"})
+	want := []string{
+		`tapes/a.yaml:1:7: case: no case "calc-compund-interest" among the config's cases (did you mean "calc-compound-interest"?)`,
+		`tapes/broken.yml:2:18: runs[0].turns[0].contnet: unknown field "contnet" (did you mean "content"?)`,
+	}
+	if got := strings.Join(errs.Lines(), "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	if want := (Summary{CaseFiles: 1, Cases: 1, Configs: 1, Cassettes: 1}); sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	_, errs = Check([]string{"configs/bad.cue"})
+	want = []string{
+		`configs/bad.cue: backend.replay: cassette directory none: no such file or directory`,
+		`suite/b.yaml:3:10: expect.answr: unknown field "answr" (did you mean "answer"?)`,
+	}
+	if got := strings.Join(errs.Lines(), "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestCheckCassetteDirectory: a directory of cassettes validates as
+// cassettes, not as cases with unknown fields.
+func TestCheckCassetteDirectory(t *testing.T) {
+	sum, errs := Check([]string{"../fixtures/cassettes/demo"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if sum.Cassettes < 5 || sum.Cases != 0 || sum.CaseFiles != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+// TestCheckCaseGlobMatchingCassettes: a config whose case pattern also
+// matches a cassette file gets that file checked as cases, as a run
+// would load it, even when a walked directory named it first.
+func TestCheckCaseGlobMatchingCassettes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"suite/a.yaml":       "id: a\nprompt: p\nexpect: {no_calls: true}\n",
+		"suite/tapes/a.yaml": "case: a\nruns: [{turns: [{content: ok}]}]\n",
+		"c.cue":              "name: \"c\"\ncases: [\"suite/**/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"suite/tapes\"\nmatrix: models: [\"m\"]\n",
+	})
+	t.Chdir(dir)
+	_, errs := Check([]string{"suite", "c.cue"})
+	if len(errs) == 0 || !strings.Contains(errs.Error(), `suite/tapes/a.yaml:1:1: case: unknown field "case"`) {
+		t.Errorf("got %v", errs)
+	}
+}
