@@ -1,0 +1,131 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"cuelang.org/go/cue"
+)
+
+// PoolHost is one host of a pool of model hosts (backend.ollama.hosts,
+// backend.openai.base_urls). In a config it is a URL string, or an
+// object with the URL and the host's own limits.
+type PoolHost struct {
+	URL string `json:"url"`
+	// Concurrency caps requests in flight to this host; 0 means the
+	// backend's host_concurrency.
+	Concurrency int `json:"concurrency,omitempty"`
+	// Models pins models to the host: it serves only these. Empty means
+	// any model.
+	Models []string `json:"models,omitempty"`
+}
+
+// poolHostFields is PoolHost without its methods, for decoding.
+type poolHostFields PoolHost
+
+// UnmarshalJSON accepts a URL string or an object with url, concurrency
+// and models, refusing unknown fields.
+func (h *PoolHost) UnmarshalJSON(b []byte) error {
+	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '"' {
+		*h = PoolHost{}
+		return json.Unmarshal(s, &h.URL)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var f poolHostFields
+	if err := dec.Decode(&f); err != nil {
+		return err
+	}
+	*h = PoolHost(f)
+	return nil
+}
+
+// MarshalJSON writes a host with no limits of its own as its URL, as a
+// config would say it.
+func (h PoolHost) MarshalJSON() ([]byte, error) {
+	if h.Concurrency == 0 && len(h.Models) == 0 {
+		return json.Marshal(h.URL)
+	}
+	return json.Marshal(poolHostFields(h))
+}
+
+// Serves reports whether the host serves model: it pins none, or pins it.
+func (h PoolHost) Serves(model string) bool {
+	return len(h.Models) == 0 || slices.Contains(h.Models, model)
+}
+
+// PoolHosts returns the hosts requests go to: Hosts, or Host alone. A
+// host's Concurrency is filled in from HostConcurrency when it sets none.
+func (o *Ollama) PoolHosts() []PoolHost { return poolHosts(o.Host, o.Hosts, o.HostConcurrency) }
+
+// PoolHosts returns the servers requests go to: BaseURLs, or BaseURL
+// alone, with Concurrency filled in as for Ollama.PoolHosts.
+func (o *OpenAI) PoolHosts() []PoolHost {
+	return poolHosts(o.BaseURL, o.BaseURLs, o.HostConcurrency)
+}
+
+func poolHosts(one string, many []PoolHost, limit int) []PoolHost {
+	if len(many) == 0 {
+		return []PoolHost{{URL: one, Concurrency: limit}}
+	}
+	out := make([]PoolHost, len(many))
+	for i, h := range many {
+		if h.Concurrency == 0 {
+			h.Concurrency = limit
+		}
+		out[i] = h
+	}
+	return out
+}
+
+// checkPools checks the host pools of c's backend: one of host and
+// hosts (base_url and base_urls), no host twice, and every model of the
+// matrix served by some host.
+func checkPools(c *Config, pos positions, add func(elems []any, format string, args ...any)) {
+	if o := c.Backend.Ollama; o != nil {
+		checkPool(c, pos, add, "ollama", "host", "hosts", o.Hosts)
+	}
+	if o := c.Backend.OpenAI; o != nil {
+		checkPool(c, pos, add, "openai", "base_url", "base_urls", o.BaseURLs)
+	}
+}
+
+func checkPool(c *Config, pos positions, add func(elems []any, format string, args ...any), kind, one, many string, hosts []PoolHost) {
+	if len(hosts) == 0 {
+		return
+	}
+	at := []any{"backend", kind, many}
+	if userSet(pos, "backend", kind, one) {
+		add([]any{"backend", kind, one}, "set %s or %s, not both: with %s, %s is not used", one, many, many, one)
+	}
+	seen := make(map[string]int, len(hosts))
+	for i, h := range hosts {
+		key := strings.TrimRight(h.URL, "/")
+		if j, dup := seen[key]; dup {
+			add(append(at, i), "host %s is already %s[%d]; list each host once and set its concurrency instead", h.URL, many, j)
+			continue
+		}
+		seen[key] = i
+	}
+	for i, m := range c.Matrix.Models {
+		if !slices.ContainsFunc(hosts, func(h PoolHost) bool { return h.Serves(m) }) {
+			add([]any{"matrix", "models", i}, "no host in backend.%s.%s serves model %q: every host pins other models; add it to a host's models, or add a host that pins none", kind, many, m)
+		}
+	}
+}
+
+// userSet reports whether the user's file sets the field at path, as
+// opposed to the schema's default filling it in.
+func userSet(pos positions, path ...string) bool {
+	if !pos.v.Exists() {
+		return false
+	}
+	sels := make([]cue.Selector, len(path))
+	for i, p := range path {
+		sels[i] = cue.Str(p)
+	}
+	v := pos.v.LookupPath(cue.MakePath(sels...))
+	return v.Exists() && v.Pos().IsValid() && v.Pos().Filename() == pos.file
+}
