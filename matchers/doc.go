@@ -34,7 +34,16 @@
 //     (anchor with ^…$ for a whole-string match);
 //   - {$not: M}: M does not match (an absent key passes unless M accepts
 //     absence);
-//   - {$approx: {value: V, tol: T}}: a number within T of V.
+//   - {$approx: {value: V, tol: T}}: a number within T of V;
+//   - {$norm: "…"}: a string equal to the given one after normalisation
+//     (see Normalize: lower-cased, the characters space , . / - _ * ^
+//     removed, ' read as "), so "New York" accepts "new-york"; the
+//     comparison of the Berkeley Function Calling Leaderboard;
+//   - {$int: N}: an integer equal to N. A number with a fractional part,
+//     a string "N" and a boolean never match; a number whose JSON text
+//     is known (json.Number) must be written without a decimal point or
+//     exponent, so 10.0 is not the integer 10. A float64 carries no text:
+//     10.0 decoded into a float64 is the integer 10.
 //
 // An absent key and a null are different: null is present. An object with
 // a key starting with "$" is an operator and must have exactly one key; an
@@ -54,13 +63,15 @@
 // unordered: expected calls are assigned to distinct actual calls by a
 // maximum bipartite matching, so a greedy first-fit cannot steal a call
 // another expectation needs), strict_args, forbid (tool names; attempting
-// one fails even when the user denied it), max_calls, no_calls and answer
-// (a matcher on the final answer string).
+// one fails even when the user denied it), max_calls, min_calls (at
+// least this many calls to offered tools, whichever: "the model must use
+// a tool", e.g. BFCL's relevance category), no_calls and answer (a
+// matcher on the final answer string).
 //
 // `when` is a list of overrides. Each entry names selectors (model,
 // temperature, tools, confirm, descriptions; a string/number or a list of
 // them, any of which selects) and overrides (calls, order, strict_args,
-// forbid, max_calls, no_calls, answer). Every entry whose selectors all
+// forbid, max_calls, min_calls, no_calls, answer). Every entry whose selectors all
 // match the run's Cell applies, in order; later entries win. An entry that
 // sets no_calls: true without calls drops the inherited calls, and one
 // that sets calls without no_calls lifts an inherited no_calls. A Cell field
@@ -68,14 +79,16 @@
 // (temperature 0 is a real temperature and matches temperature: 0).
 //
 // CompileExpect reports every independent mistake (CompileErrors), and
-// rules no trace can meet: calls with no_calls: true, and an expected call
+// rules no trace can meet: calls or min_calls with no_calls: true,
+// min_calls above max_calls, and an expected call
 // to a forbidden tool, in the base, in one entry, or in the base with one
 // entry applied.
 //
 // Score reports failures with the reason codes of trace.go: malformed_call
 // for a call whose arguments are not an object or whose tool was not
 // offered (such calls never satisfy an expected call), forbidden_call,
-// unexpected_call (no_calls), too_many_calls, missing_call, wrong_args
+// unexpected_call (no_calls), too_many_calls, missing_call (also for
+// fewer calls than min_calls), wrong_args
 // (naming the expected call and why the closest actual call to that tool
 // failed) and answer_mismatch. Denied calls count as attempted: they can
 // satisfy an expected call and count towards max_calls.
@@ -112,7 +125,9 @@
 // answer does not list. FromBFCLCall wraps one call into an `expect:`
 // mapping, FromBFCLGroundTruth a whole ground_truth list (several calls
 // become order: unordered, as BFCL's parallel categories accept any
-// order). Differences from BFCL's checker: strings compare
-// exactly, whereas BFCL lowercases and strips some punctuation before
-// comparing; use $regex where that matters.
+// order). These translate values literally: strings compare exactly,
+// whereas BFCL normalises them first. `toolward import bfcl` (package
+// engine/importer/bfcl) does the full translation from the function
+// schemas as well, with $norm for strings and $int for integer
+// parameters.
 package matchers

@@ -16,14 +16,14 @@ const (
 )
 
 // ExpectFields lists the fields an `expect:` mapping may have.
-var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "no_calls", "answer", "when"}
+var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "when"}
 
 // WhenSelectors lists the fields of a `when` entry that select cells.
 var WhenSelectors = []string{"model", "temperature", "tools", "confirm", "descriptions"}
 
 // WhenOverrides lists the fields of a `when` entry that override the base
 // expectation when the entry applies.
-var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "no_calls", "answer"}
+var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer"}
 
 // ToolName is the shape of a tool name in expectations (and in a case's
 // needs): letters, digits and _ . : / -.
@@ -45,6 +45,7 @@ type rules struct {
 	strictArgs bool
 	forbid     []string
 	maxCalls   int // -1: no limit
+	minCalls   int // 0: none; at least this many calls, to any offered tools
 	noCalls    bool
 	answer     node // nil: any answer
 }
@@ -240,14 +241,20 @@ func compileRules(p path, m map[string]any, r *rules, set map[string]bool, errs 
 		errs.add(err)
 		r.forbid = list
 	}
-	if v, ok := m["max_calls"]; ok {
-		mark("max_calls")
+	countField := func(k string, dst *int) {
+		v, ok := m[k]
+		if !ok {
+			return
+		}
+		mark(k)
 		n, ok := toNumber(v)
 		if !ok || n.big != nil || n.f != float64(int(n.f)) || n.f < 0 {
-			errs.add(compileErr(p.key("max_calls"), nil, "want a whole number >= 0, got %s", show(v)))
+			errs.add(compileErr(p.key(k), nil, "want a whole number >= 0, got %s", show(v)))
 		}
-		r.maxCalls = int(n.f)
+		*dst = int(n.f)
 	}
+	countField("max_calls", &r.maxCalls)
+	countField("min_calls", &r.minCalls)
 	if v, ok := m["answer"]; ok {
 		mark("answer")
 		n, err := compile(p.key("answer"), v)
@@ -321,6 +328,12 @@ func compileCall(p path, v any, errs *CompileErrors) (cs callSpec, ok bool) {
 func checkContradictions(p path, r *rules, errs *CompileErrors) {
 	if len(r.calls) > 0 && r.noCalls {
 		errs.add(compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls"))
+	}
+	if r.minCalls > 0 && r.noCalls {
+		errs.add(compileErr(p.key("min_calls"), nil, "min_calls: %d contradicts no_calls: true", r.minCalls))
+	}
+	if r.maxCalls >= 0 && r.minCalls > r.maxCalls {
+		errs.add(compileErr(p.key("min_calls"), nil, "min_calls: %d is more than max_calls: %d", r.minCalls, r.maxCalls))
 	}
 	for i, c := range r.calls {
 		if slices.Contains(r.forbid, c.tool) {
@@ -397,6 +410,7 @@ func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {
 		errs.add(compileErr(p, nil, "a when entry needs at least one selector (%s)", strings.Join(WhenSelectors, ", ")))
 	}
 	w.set = map[string]bool{}
+	w.patch.maxCalls = -1 // unset unless the entry sets it
 	compileRules(p, m, &w.patch, w.set, errs)
 	if len(w.set) == 0 && !misspelt {
 		errs.add(compileErr(p, nil, "a when entry needs at least one override (%s)", strings.Join(WhenOverrides, ", ")))
@@ -444,6 +458,8 @@ func (w *whenEntry) apply(r rules) rules {
 			r.forbid = w.patch.forbid
 		case "max_calls":
 			r.maxCalls = w.patch.maxCalls
+		case "min_calls":
+			r.minCalls = w.patch.minCalls
 		case "no_calls":
 			r.noCalls = w.patch.noCalls
 		case "answer":
@@ -523,6 +539,9 @@ func score(r rules, t Trace) Verdict {
 	}
 	if r.maxCalls >= 0 && len(t.Calls) > r.maxCalls {
 		add(ReasonTooManyCalls, "calls: want at most %d calls, got %d", r.maxCalls, len(t.Calls))
+	}
+	if n := usableCount(usable); n < r.minCalls {
+		add(ReasonMissingCall, "calls: want at least %d calls to offered tools, got %d", r.minCalls, n)
 	}
 	cx := &mctx{strict: r.strictArgs}
 	if len(r.calls) > 0 {
@@ -666,4 +685,14 @@ func explainUnmatched(cx *mctx, k int, s *callSpec, act []Call, usable []bool, o
 		note = fmt.Sprintf(", closest of %d %s calls", same, s.tool)
 	}
 	return Reason{Code: ReasonWrongArgs, Detail: fmt.Sprintf("%s (expect.calls[%d]%s)", detail, k, note)}
+}
+
+func usableCount(usable []bool) int {
+	n := 0
+	for _, u := range usable {
+		if u {
+			n++
+		}
+	}
+	return n
 }

@@ -41,7 +41,7 @@ func Explain(prefix, why string) string {
 }
 
 // Operators lists the matcher operators, in the order documented.
-var Operators = []string{"$any", "$contains", "$one_of", "$absent_or", "$regex", "$not", "$approx"}
+var Operators = []string{"$any", "$contains", "$one_of", "$absent_or", "$regex", "$not", "$approx", "$norm", "$int"}
 
 // CompileError is a matcher or expectation that cannot be compiled.
 type CompileError struct {
@@ -327,6 +327,14 @@ func compileObject(p path, s map[string]any) (node, error) {
 		return notM{n}, nil
 	case "$approx":
 		return compileApprox(p, ap, arg)
+	case "$norm":
+		str, ok := arg.(string)
+		if !ok {
+			return nil, compileErr(p, ap, "$norm takes a string, got %s", show(arg))
+		}
+		return normM{want: str, norm: Normalize(str)}, nil
+	case "$int":
+		return compileInt(p, ap, arg)
 	}
 	panic("unreachable: operator " + op)
 }

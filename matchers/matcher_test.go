@@ -211,7 +211,7 @@ func TestCompileErrors(t *testing.T) {
 	}{
 		{`{lang: {$contians: py}}`, `lang`, []any{"lang", "$contians"}, `unknown matcher "$contians" (did you mean "$contains"?)`},
 		{`{$oneof: [1]}`, ``, []any{"$oneof"}, `unknown matcher "$oneof" (did you mean "$one_of"?)`},
-		{`{$zzzzzzzz: 1}`, ``, []any{"$zzzzzzzz"}, `unknown matcher "$zzzzzzzz" (known: $any, $contains, $one_of, $absent_or, $regex, $not, $approx)`},
+		{`{$zzzzzzzz: 1}`, ``, []any{"$zzzzzzzz"}, `unknown matcher "$zzzzzzzz" (known: $any, $contains, $one_of, $absent_or, $regex, $not, $approx, $norm, $int)`},
 		{`{$any: false}`, ``, []any{"$any"}, `$any takes true, got false`},
 		{`{$one_of: []}`, ``, []any{"$one_of"}, `$one_of takes a non-empty list of alternatives, got []`},
 		{`{$one_of: x}`, ``, []any{"$one_of"}, `$one_of takes a non-empty list of alternatives, got "x"`},

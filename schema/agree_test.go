@@ -39,6 +39,8 @@ var matcherCorpus = []struct {
 	{`{$contains: x, $regex: y}`, false}, {`{$contains: x, a: 1}`, false},
 	{`{$contians: x}`, false}, {`{a: {b: {$oneof: [1]}}}`, false}, {`[{$any: true}, {$anything: 1}]`, false},
 	{`{a: {$any: true}, b: {$absent_or: null}}`, true},
+	{`{$norm: "New York"}`, true}, {`{$norm: 5}`, false}, {`{$norm: [a]}`, false},
+	{`{$int: 10}`, true}, {`{$int: -3}`, true}, {`{$int: 1.5}`, false}, {`{$int: "10"}`, false},
 }
 
 func TestMatcherAgreement(t *testing.T) {
@@ -138,6 +140,11 @@ golden:
 	{"bad matcher", base + "expect: {calls: [{tool: f, args: {x: {$contians: y}}}]}\n", false, false},
 	{"bad order", base + "expect: {order: random}\n", false, false},
 	{"negative max_calls", base + "expect: {max_calls: -1}\n", false, false},
+	{"min_calls", base + "expect: {min_calls: 1}\n", true, false},
+	{"negative min_calls", base + "expect: {min_calls: -1}\n", false, false},
+	{"min_calls with no_calls", base + "expect: {min_calls: 1, no_calls: true}\n", false, true},
+	{"golden todo", base + "expect: {}\ngolden: {answer: a, todo: write the arguments}\n", false, true},
+	{"golden todo not a string", base + "expect: {}\ngolden: {answer: a, todo: 1}\n", false, false},
 	{"strict_args string", base + "expect: {strict_args: 'yes'}\n", false, false},
 	{"forbid string", base + "expect: {forbid: f}\n", false, false},
 	{"answer matcher", base + "expect: {answer: {$one_of: [a, {$regex: b}]}}\n", true, false},

@@ -31,7 +31,7 @@ import (
 // resolve relative to the working directory, and cross-field rules. The
 // error is an Errors with file:line:col positions.
 func LoadConfig(path string) (*Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path, "config", MaxConfigFileSize)
 	if err != nil {
 		return nil, Errors{{File: path, Msg: errMsg(err)}}
 	}
@@ -92,6 +92,23 @@ func (p positions) at(elems []any, msg string) *Error {
 	return e
 }
 
+// elemPositions returns the position of each element of the list at
+// elems in the user's value, in one pass (nil when it is not a list).
+func (p positions) elemPositions(elems []any) []token.Pos {
+	if !p.v.Exists() {
+		return nil
+	}
+	it, err := p.v.LookupPath(cuePath(elems)).List()
+	if err != nil {
+		return nil
+	}
+	var out []token.Pos
+	for it.Next() {
+		out = append(out, it.Value().Pos())
+	}
+	return out
+}
+
 // pathString names a location as matchers does, so config, case and
 // matcher messages share one path syntax.
 func pathString(elems []any) string { return matchers.PathString(elems) }
@@ -102,6 +119,9 @@ var reDisjHead = regexp.MustCompile(`^\d+ errors in empty disjunction:?$`)
 func decodeConfig(file string, src []byte) (*Config, positions, Errors) {
 	if err := load(); err != nil {
 		return nil, positions{}, Errors{{File: file, Msg: err.Error()}}
+	}
+	if errs := checkCUESize(file, src); len(errs) > 0 {
+		return nil, positions{}, errs
 	}
 	compiled.mu.Lock()
 	defer compiled.mu.Unlock()
@@ -163,6 +183,9 @@ func translate(file string, pos positions, err error) Errors {
 				is.pos = p
 			}
 		}
+		if listIndexNotAllowed(is.format, e.Path()) {
+			is.fromDefault = true
+		}
 		for _, s := range e.Path() {
 			if s == "#Config" && len(is.elems) == 0 {
 				continue
@@ -207,6 +230,21 @@ func translate(file string, pos positions, err error) Errors {
 		out = append(out, e)
 	}
 	return out
+}
+
+// listIndexNotAllowed reports whether a CUE error is "field not allowed"
+// at a list index: CUE's complaint about an element beyond the length of
+// a closed list. No such element is an unknown field, and the schema's
+// only closed lists are default values (*[1] in *[1] | [int, ...int]), so
+// the complaint comes from a default branch the user's longer list did
+// not choose; CUE gives it no position in the schema for inDefault to
+// recognise.
+func listIndexNotAllowed(format string, path []string) bool {
+	if !strings.HasSuffix(format, fmtNotAllowed) || len(path) == 0 {
+		return false
+	}
+	_, err := strconv.Atoi(path[len(path)-1])
+	return err == nil
 }
 
 const (
@@ -261,7 +299,7 @@ func merge(file string, pos positions, issues []cueIssue) *Error {
 			case "server":
 				alts = []string{"builtin", "command", "url"}
 			case "backend":
-				alts = []string{"ollama", "replay"}
+				alts = []string{"ollama", "openai", "replay"}
 			default:
 				return at(is, "want exactly one of the alternatives")
 			}
@@ -337,6 +375,8 @@ func describeBound(b string) string {
 		return "a name (letters, digits, _ . -)"
 	case b == `=~"^[A-Za-z0-9_.:/-]+$"`:
 		return "a tool name (letters, digits, _ . : / -)"
+	case b == `=~"^[A-Za-z_][A-Za-z0-9_]*$"`:
+		return "an environment variable name (letters, digits, _; not starting with a digit)"
 	case strings.HasPrefix(b, `=~"`):
 		if re, err := strconv.Unquote(b[2:]); err == nil {
 			return "a string matching /" + re + "/"
@@ -431,13 +471,25 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 	if c.Server.Env != nil && c.Server.Command == nil {
 		add([]any{"server", "env"}, "env applies to command servers only")
 	}
+	if c.Server.InheritEnv && c.Server.Command == nil {
+		add([]any{"server", "inherit_env"}, "inherit_env applies to command servers only")
+	}
 	if c.Server.Headers != nil && c.Server.URL == "" {
 		add([]any{"server", "headers"}, "headers apply to url servers only")
 	}
 	if b := c.Server.Builtin; b != nil {
 		for i, f := range b.Catalogs {
-			if _, err := os.Stat(f); err != nil {
+			if fi, err := os.Stat(f); err != nil {
 				add([]any{"server", "builtin", "catalogs", i}, "catalog %s: %s", f, errMsg(err))
+			} else if !fi.Mode().IsRegular() {
+				add([]any{"server", "builtin", "catalogs", i}, "catalog %s: %s", f, &NotRegularError{What: "catalog file", Mode: fi.Mode()})
+			}
+		}
+		if f := b.Corpus; f != "" {
+			if fi, err := os.Stat(f); err != nil {
+				add([]any{"server", "builtin", "corpus"}, "corpus %s: %s", f, errMsg(err))
+			} else if !fi.IsDir() && !fi.Mode().IsRegular() {
+				add([]any{"server", "builtin", "corpus"}, "corpus %s: %s", f, &NotRegularError{What: "JSON file or a directory", Mode: fi.Mode()})
 			}
 		}
 	}
@@ -449,19 +501,39 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 		case len(files) == 0:
 			add([]any{"cases", i}, "pattern %q matches no file", pat)
 		}
-	}
-	dupes := func(axis string, vals []string) {
-		seen := map[string]bool{}
-		for i, v := range vals {
-			if seen[v] {
-				add([]any{"matrix", axis, i}, "duplicate value %q", v)
+		for _, f := range files {
+			if err := CheckFile(f, "case file", MaxCaseFileSize); err != nil {
+				add([]any{"cases", i}, "%s: %s", f, errMsg(err))
 			}
-			seen[v] = true
 		}
 	}
-	dupes("models", c.Matrix.Models)
-	dupes("confirm", c.Matrix.Confirm)
-	dupes("descriptions", c.Matrix.Descriptions)
+	// dupes reports repeated values of an axis, positioned in one pass
+	// over the list however many there are.
+	dupes := func(axis string, vals []string, show func(int) string) {
+		seen := make(map[string]bool, len(vals))
+		var at []token.Pos
+		for i, v := range vals {
+			if !seen[v] {
+				seen[v] = true
+				continue
+			}
+			if at == nil {
+				at = pos.elemPositions([]any{"matrix", axis})
+			}
+			e := pos.at([]any{"matrix", axis}, "duplicate value "+show(i))
+			e.Path = pathString([]any{"matrix", axis, i})
+			if i < len(at) && at[i].IsValid() && at[i].Filename() == file {
+				e.Line, e.Col = at[i].Line(), at[i].Column()
+			}
+			errs = append(errs, e)
+		}
+	}
+	quoted := func(vals []string) func(int) string {
+		return func(i int) string { return strconv.Quote(vals[i]) }
+	}
+	dupes("models", c.Matrix.Models, quoted(c.Matrix.Models))
+	dupes("confirm", c.Matrix.Confirm, quoted(c.Matrix.Confirm))
+	dupes("descriptions", c.Matrix.Descriptions, quoted(c.Matrix.Descriptions))
 	var toolNames []string
 	for i, t := range c.Matrix.Tools {
 		toolNames = append(toolNames, t.Name)
@@ -473,14 +545,12 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 			add(append(el, "name"), "want \"needed\" or \"all\" for a subset without count or include, got %q", t.Name)
 		}
 	}
-	dupes("tools", toolNames)
-	seeds := map[int]bool{}
-	for i, s := range c.Matrix.Seeds {
-		if seeds[s] {
-			add([]any{"matrix", "seeds", i}, "duplicate value %d", s)
-		}
-		seeds[s] = true
+	dupes("tools", toolNames, quoted(toolNames))
+	seeds := make([]string, len(c.Matrix.Seeds))
+	for i, v := range c.Matrix.Seeds {
+		seeds[i] = strconv.Itoa(v)
 	}
+	dupes("seeds", seeds, func(i int) string { return seeds[i] })
 	for name, f := range c.DescriptionSets {
 		if msg := checkDescriptionFile(f); msg != "" {
 			add([]any{"description_sets", name}, "%s", msg)
@@ -509,6 +579,14 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 			add([]any{"limits", d.name}, "want a duration >= 0")
 		}
 	}
+	checkPools(c, pos, add)
+	if o := c.Backend.OpenAI; o != nil {
+		for k := range o.Headers {
+			if strings.EqualFold(k, "Authorization") {
+				add([]any{"backend", "openai", "headers", k}, "a key in headers would be written to config.json; put it in an environment variable and name that in api_key_env")
+			}
+		}
+	}
 	if o := c.Backend.Ollama; o != nil && o.KeepAlive != "" {
 		if _, err := time.ParseDuration(o.KeepAlive); err != nil {
 			add([]any{"backend", "ollama", "keep_alive"}, "%v", err)
@@ -520,7 +598,7 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 // checkDescriptionFile checks that f is a YAML mapping of tool name to
 // description, returning a message when it is not.
 func checkDescriptionFile(f string) string {
-	src, err := os.ReadFile(f)
+	src, err := ReadFile(f, "description set", MaxDescriptionFileSize)
 	if err != nil {
 		return fmt.Sprintf("description set %s: %s", f, errMsg(err))
 	}

@@ -36,7 +36,7 @@
 // default, no model): the base expectations plus any when entry that
 // selects that cell. A when entry may carry its own golden (#When.golden):
 // ParseCases takes it out of Case.Expect, so the matchers never see it,
-// into Case.WhenGoldens (part of the Digest, like Golden), and scores it
+// into Case.WhenGoldens (not part of the RunDigest, like Golden), and scores it
 // in WhenCell(entry), the first value of each selector the entry names
 // with the other axes from GoldenCell, where every when entry selecting
 // that cell applies, as in a run. Its rejections are errors at
@@ -48,8 +48,23 @@
 // the first (every independent mistake in an expectation, too), and
 // rejects case ids used twice.
 //
-// Validate does both for `toolward validate`, walking directories (a
-// directory with nothing to check is a mistake); Check also returns a
+// # Cassettes
+//
+// ParseCassettes parses replay cassette files (the format of
+// engine/backend/replay, which converts the result) with every mistake
+// at file:line:col; CassetteJSONSchema is their JSON Schema (committed as
+// cassette.schema.json). LoadCassettes loads a cassette directory;
+// CheckCassettes reports cassettes for case ids a config does not have,
+// with a did-you-mean. YAMLSyntaxError places yaml.v3's syntax errors at
+// the offending line (yaml.v3 reports a block parser error where the
+// enclosing mapping starts) and says when a line is indented with a tab.
+// ToolUses and Locate give the tool names a case uses and their
+// positions, for checks against a live server (engine/preflight).
+//
+// Validate does all of it for `toolward validate`, walking directories (a
+// directory with nothing to check is a mistake; YAML files are sniffed
+// for cassettes, IsCassetteFile), and checks for each config the cases
+// and cassettes a run of it loads; Check also returns a
 // Summary of what it checked, for the command's summary line.
 //
 // # Limits
@@ -57,7 +72,8 @@
 // Every user-supplied file is read through ReadFile, which refuses what
 // is not a regular file (a directory, /dev/zero, a named pipe) and reads
 // at most the file's limit (MaxCaseFileSize, MaxConfigFileSize,
-// MaxDescriptionFileSize), so no path makes loading unbounded. Before
+// MaxDescriptionFileSize, MaxCassetteFileSize), so no path makes loading
+// unbounded. Before
 // CUE sees a config, checkCUESize refuses nesting deeper than MaxCUEDepth
 // and list or struct literals longer than MaxCUEElements, where CUE's own
 // evaluation turns quadratic or overflows the stack. Errors.Lines prints

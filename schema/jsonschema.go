@@ -36,6 +36,7 @@ func CaseJSONSchema() []byte {
 		"strict_args": obj{"type": "boolean", "description": "Argument keys the case does not name fail the call (BFCL-style)."},
 		"forbid":      obj{"type": "array", "items": name, "description": "Tools that must not be attempted, even if denied."},
 		"max_calls":   obj{"type": "integer", "minimum": 0},
+		"min_calls":   obj{"type": "integer", "minimum": 0, "description": "At least this many calls to offered tools, whichever."},
 		"no_calls":    obj{"type": "boolean", "description": "The model must not call any tool."},
 		"answer":      obj{"$ref": "#/definitions/matcher", "description": "Matcher on the final answer."},
 	}
@@ -49,6 +50,7 @@ func CaseJSONSchema() []byte {
 					"properties": obj{"tool": name, "args": obj{"type": "object"}},
 				}),
 				"answer": str,
+				"todo":   obj{"type": "string", "description": "A golden still to be written: validate reports \"fill in the golden\" until this is removed."},
 			},
 		}
 	}
@@ -113,6 +115,8 @@ func CaseJSONSchema() []byte {
 					"type": "object", "required": []any{"value", "tol"}, "additionalProperties": false,
 					"properties": obj{"value": obj{"type": "number"}, "tol": obj{"type": "number", "minimum": 0}},
 				}, "A number within tol of value."),
+				operator("$norm", str, "A string equal to this after normalisation: lower-cased, space , . / - _ * ^ removed, ' read as \"."),
+				operator("$int", obj{"type": "integer"}, "An integer equal to this (a number written with a decimal point, a string or a boolean never matches)."),
 			}},
 		},
 	}

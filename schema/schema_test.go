@@ -162,7 +162,7 @@ output: "out"
 	if cfg.Server.URL != "http://127.0.0.1:8765/mcp" || cfg.Server.Headers["Authorization"] != "Bearer x" || cfg.Server.Builtin != nil {
 		t.Errorf("server %+v", cfg.Server)
 	}
-	if o := cfg.Backend.Ollama; o == nil || *o != (Ollama{Host: "http://gpu:11434", NumCtx: 4096, KeepAlive: "5m", Think: true, HostConcurrency: 3}) {
+	if o := cfg.Backend.Ollama; o == nil || !reflect.DeepEqual(*o, Ollama{Host: "http://gpu:11434", NumCtx: 4096, KeepAlive: "5m", Think: true, HostConcurrency: 3}) {
 		t.Errorf("backend %+v", cfg.Backend.Ollama)
 	}
 	wantTools := []ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}, {Name: "n16", Count: 16},
@@ -202,7 +202,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{head + "server: {builtin: {}, url: \"http://x\"}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
 			`c.cue:3:9: server: want exactly one of builtin, command, url, got builtin and url`},
 		{head + "server: builtin: {}\nbackend: {ollama: {}, replay: \"c\"}\nmatrix: models: [\"m\"]\n",
-			`c.cue:4:10: backend: want exactly one of ollama, replay, got ollama and replay`},
+			`c.cue:4:10: backend: want exactly one of ollama, openai, replay, got ollama and replay`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], confirm: [\"maybe\"]}\n",
 			`c.cue:5:35: matrix.confirm[0]: want one of "approve", "auto", "deny", got "maybe"`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\nlimits: run_timeout: \"2 minutes\"\n",
@@ -271,8 +271,8 @@ func TestLoadCases(t *testing.T) {
 	var got []string
 	for _, c := range cases {
 		got = append(got, c.ID+"@"+filepath.ToSlash(c.File)+":"+itoa(c.Line)+":"+itoa(c.Col))
-		if len(c.Digest) != 64 || c.Expectation == nil {
-			t.Errorf("%s: digest %q, expectation %v", c.ID, c.Digest, c.Expectation)
+		if len(c.RunDigest) != 64 || c.Expectation == nil {
+			t.Errorf("%s: digest %q, expectation %v", c.ID, c.RunDigest, c.Expectation)
 		}
 	}
 	want := []string{"b1@cases/b.yaml:1:1", "b2@cases/b.yaml:7:1", "a@cases/sub/a.yml:1:1"}
@@ -280,13 +280,13 @@ func TestLoadCases(t *testing.T) {
 		t.Errorf("cases %v, want %v", got, want)
 	}
 	// The digest follows content, not position or formatting.
-	d1 := cases[0].Digest
+	d1 := cases[0].RunDigest
 	c2, _ := ParseCases("elsewhere.yaml", []byte("# moved\n\nneeds: [f]\nid: b1\nexpect:\n  calls:\n    - tool: f\n      args:\n        x: 1.0\nprompt: p\n"))
-	if len(c2) != 1 || c2[0].Digest != d1 {
+	if len(c2) != 1 || c2[0].RunDigest != d1 {
 		t.Errorf("digest changed with formatting")
 	}
 	c3, _ := ParseCases("x.yaml", []byte("id: b1\nprompt: p2\nneeds: [f]\nexpect: {calls: [{tool: f, args: {x: 1}}]}\n"))
-	if len(c3) != 1 || c3[0].Digest == d1 {
+	if len(c3) != 1 || c3[0].RunDigest == d1 {
 		t.Errorf("digest did not change with content")
 	}
 }
@@ -327,9 +327,9 @@ func TestParseCasesErrors(t *testing.T) {
 		{"id: a\nprompt: p\nexpect: {}\ngolden: {answer: x, calls: [{tool: f}]}\n", ""},
 		{"id: a\nprompt: p\nexpect: {calls: [{tool: f}]}\n", `x.yaml:3:19: expect.calls[0].tool: tool "f" is not in needs (the case has no needs)`},
 		{"id: a\nprompt: p\nexpect: {}\n---\nid: b\nprompt: [\n", `x.yaml:7:1: YAML syntax: did not find expected node content`},
-		{"id: a\nprompt: p\nexpect:\n\tanswer: x\n", `x.yaml:4:1: YAML syntax: found character that cannot start any token`},
+		{"id: a\nprompt: p\nexpect:\n\tanswer: x\n", `x.yaml:4:1: YAML syntax: found character that cannot start any token (this line is indented with a tab: YAML indents with spaces only)`},
 		{"id: a\nprompt: \"unclosed\nexpect: {}\n", `x.yaml:2:1: YAML syntax: found unexpected end of stream (a quoted string that starts on this line is not closed?)`},
-		{"id: a\nprompt: p\nexpect:\n  answer: x\n bad: 1\n", `x.yaml:5:1: YAML syntax: did not find expected key (check the indentation of this line and the ones below it)`},
+		{"id: a\nprompt: p\nexpect:\n  answer: x\n bad: 1\n", `x.yaml:5:2: YAML syntax: did not find expected key (check the indentation of this line: it does not line up with the keys or items above it)`},
 		{"id: a\nprompt: p\nexpect: {answer: !custom x}\n", `x.yaml:3:18: unsupported tag !custom`},
 		// Golden arguments are scored as a model's would arrive (JSON
 		// numbers are float64), so an integer beyond 2^53 cannot pass.
@@ -398,17 +398,18 @@ func TestValidateClean(t *testing.T) {
 		"cases/a.yaml":      "id: a\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f}]}\ngolden: {calls: [{tool: f}], answer: ok}\n",
 		"configs/c.cue":     "name: \"c\"\ncases: [\"cases/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"cassettes\"\nmatrix: models: [\"m\"]\n",
 		"configs/notes.txt": "ignored",
+		"cassettes/a.yaml":  "case: a\nruns: [{turns: [{content: ok}]}]\n",
 	})
 	t.Chdir(dir)
-	sum, errs := Check([]string{"cases", "configs", "cases/a.yaml"})
+	sum, errs := Check([]string{"cases", "configs", "cases/a.yaml", "cassettes"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if want := (Summary{CaseFiles: 1, Cases: 1, Configs: 1}); sum != want {
+	if want := (Summary{CaseFiles: 1, Cases: 1, Configs: 1, Cassettes: 1}); sum != want {
 		t.Errorf("summary %+v, want %+v", sum, want)
 	}
 	errs = Validate([]string{"nope", "configs/notes.txt"})
-	if len(errs) != 2 || errs[0].Msg != "not a case file (.yaml, .yml) or config (.cue)" || errs[1].Msg != "no such file or directory" {
+	if len(errs) != 2 || errs[0].Msg != "not a case file, cassette file (.yaml, .yml) or config (.cue)" || errs[1].Msg != "no such file or directory" {
 		t.Fatalf("got %v", errs)
 	}
 	// A directory with nothing to check is reported, not passed silently.
@@ -416,7 +417,7 @@ func TestValidateClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs = Validate([]string{"empty"})
-	if len(errs) != 1 || errs[0].Error() != "empty: no case files (.yaml, .yml) or configs (.cue) in this directory" {
+	if len(errs) != 1 || errs[0].Error() != "empty: no case files, cassette files (.yaml, .yml) or configs (.cue) in this directory" {
 		t.Fatalf("got %v", errs)
 	}
 }
@@ -514,12 +515,12 @@ golden: {calls: [{tool: f}], answer: done}
 	if _, err := matchers.CompileExpect(c.Expect); err != nil {
 		t.Errorf("stored Expect does not compile: %v", err)
 	}
-	// A when-golden is part of the case's content.
+	// A when-golden judges no run: editing it keeps the run digest.
 	cs2, errs := ParseCases("c.yaml", []byte(strings.Replace(doc, "It was declined.", "It was declined by the user.", 1)))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if cs2[0].Digest == c.Digest {
-		t.Error("changing a when golden kept the digest")
+	if cs2[0].RunDigest != c.RunDigest {
+		t.Error("changing a when golden changed the run digest")
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Case is one decoded case file document (cases/**/*.yaml). The loader
-// fills File/Line/Col and Digest; Expect is kept raw here and compiled by
+// fills File/Line/Col and RunDigest; Expect is kept raw here and compiled by
 // package matchers (matchers.CompileExpect) so that every consumer scores
 // with the same compiled tree.
 type Case struct {
@@ -25,17 +25,19 @@ type Case struct {
 	Golden *Golden        `json:"golden,omitempty"`
 	// WhenGoldens are the golden trajectories of `when` entries
 	// (expect.when[i].golden), taken out of Expect when the case is
-	// loaded. Like Golden they are part of the case's content, so they
-	// count in its Digest.
+	// loaded. Like Golden they judge no run, so they are not part of its
+	// RunDigest.
 	WhenGoldens []WhenGolden `json:"when_goldens,omitempty"`
 
 	// Where the case was read from. Not part of the case's identity.
 	File string `json:"-"`
 	Line int    `json:"-"`
 	Col  int    `json:"-"`
-	// Digest is a hex SHA-256 of the case's canonical JSON (all fields
-	// above with json tags), so run ids change when a case's content does.
-	Digest string `json:"-"`
+	// RunDigest is RunDigest(c), filled by the loader: it changes when
+	// what the model sees changes, so run ids follow it, and not when only
+	// how runs are judged (expect, golden) or described (description,
+	// tags) changes.
+	RunDigest string `json:"-"`
 	// Expectation is Expect compiled by the loader (matchers.CompileExpect);
 	// nil for a Case built by hand.
 	Expectation *matchers.Expectation `json:"-"`
@@ -101,6 +103,10 @@ type Server struct {
 	Env     map[string]string `json:"env,omitempty"`     // extra environment for Command
 	URL     string            `json:"url,omitempty"`     // streamable HTTP endpoint
 	Headers map[string]string `json:"headers,omitempty"` // extra HTTP headers for URL (e.g. Authorization)
+
+	// InheritEnv passes toolward's whole environment to Command; false
+	// passes only a small allow-list (session.InheritedEnv) plus Env.
+	InheritEnv bool `json:"inherit_env,omitempty"`
 }
 
 // Builtin configures the bundled server hosted in-process.
@@ -112,7 +118,28 @@ type Builtin struct {
 // Backend says which model backend answers; exactly one field is set.
 type Backend struct {
 	Ollama *Ollama `json:"ollama,omitempty"`
+	OpenAI *OpenAI `json:"openai,omitempty"`
 	Replay string  `json:"replay,omitempty"` // cassette directory
+}
+
+// OpenAI configures the backend for OpenAI-compatible servers.
+type OpenAI struct {
+	BaseURL string `json:"base_url"` // the API root; default http://127.0.0.1:8080/v1
+	// APIKeyEnv names the environment variable holding the API key; ""
+	// sends none. The key is read at run time and never stored.
+	APIKeyEnv string            `json:"api_key_env,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"` // extra HTTP headers (no Authorization)
+	// Sent only when set: MaxTokens > 0, ToolChoice != "",
+	// ParallelToolCalls != nil.
+	MaxTokens         int    `json:"max_tokens,omitempty"`
+	ToolChoice        string `json:"tool_choice,omitempty"` // auto | none | required
+	ParallelToolCalls *bool  `json:"parallel_tool_calls,omitempty"`
+	Stream            bool   `json:"stream"` // default true: server-sent events
+	// HostConcurrency caps requests in flight to each server; 0 means
+	// the run's concurrency.
+	HostConcurrency int `json:"host_concurrency,omitempty"`
+	// BaseURLs, when set, is a pool of servers used instead of BaseURL.
+	BaseURLs []PoolHost `json:"base_urls,omitempty"`
 }
 
 // Ollama configures the Ollama backend.
@@ -121,9 +148,11 @@ type Ollama struct {
 	NumCtx    int    `json:"num_ctx,omitempty"`    // 0: the model's default
 	KeepAlive string `json:"keep_alive,omitempty"` // e.g. "5m"; "": Ollama's default
 	Think     bool   `json:"think,omitempty"`      // false: thinking off (sent explicitly)
-	// HostConcurrency caps requests in flight to this host; 0 means the
+	// HostConcurrency caps requests in flight to each host; 0 means the
 	// run's concurrency.
 	HostConcurrency int `json:"host_concurrency,omitempty"`
+	// Hosts, when set, is a pool of hosts used instead of Host.
+	Hosts []PoolHost `json:"hosts,omitempty"`
 }
 
 // Matrix is the set of axes whose cross product, times the cases, is the

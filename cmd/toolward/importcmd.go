@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolward/toolward/engine/importer/bfcl"
+	"github.com/toolward/toolward/mcpserver"
+	"github.com/toolward/toolward/schema"
+)
+
+func init() {
+	register(&command{name: "import", summary: "convert a benchmark into cases: import bfcl DATA_DIR --out DIR", run: runImport})
+}
+
+const importUsage = `usage: toolward import bfcl DATA_DIR --out DIR [--categories C,C…]
+
+Converts the single-turn categories of the Berkeley Function Calling
+Leaderboard (BFCL v4 data in its own layout: BFCL_v4_<category>.json
+question files and possible_answer/) into a toolward suite under DIR:
+
+  cases/<category>.yaml      one case per entry; the case id is the BFCL id
+  catalog/<category>.yaml    the functions, as tools of the bundled server
+  cassettes/<category>.yaml  a replayed model that gives each golden
+  bfcl.cue                   a config running all of it offline
+  case.schema.json           the case JSON Schema, for editors
+
+Imported: simple_python, simple_java, simple_javascript, multiple,
+parallel, parallel_multiple, irrelevance and their live_ variants
+(live_relevance passes when the model makes a call). Multi-turn, memory,
+web search and format sensitivity are out of scope: their files are
+skipped and listed. DIR must not exist or be empty. Then:
+
+  toolward validate DIR/cases DIR/bfcl.cue
+  toolward run DIR/bfcl.cue
+
+docs/bfcl.md lists where toolward's verdicts differ from BFCL's checker.
+
+Flags:
+`
+
+func runImport(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stderr, importUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] != "bfcl" {
+		fmt.Fprintf(stderr, "toolward import: unknown format %q (known: bfcl)\n", args[0])
+		return 2
+	}
+	fs := flag.NewFlagSet("import bfcl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, importUsage); fs.PrintDefaults() }
+	out := fs.String("out", "", "write the suite to `DIR` (must not exist or be empty)")
+	cats := fs.String("categories", "", "import only these comma-separated `categories` (default: every single-turn one found)")
+	pos, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	switch {
+	case len(pos) != 1:
+		fmt.Fprintln(stderr, "toolward import bfcl: want one DATA_DIR (see -h)")
+		return 2
+	case *out == "":
+		fmt.Fprintln(stderr, "toolward import bfcl: --out DIR is required")
+		return 2
+	}
+	var only []string
+	for _, c := range strings.Split(*cats, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			only = append(only, c)
+		}
+	}
+	if err := importBFCL(pos[0], *out, only, stdout); err != nil {
+		fmt.Fprintln(stderr, "toolward import bfcl:", err)
+		return 1
+	}
+	return 0
+}
+
+func importBFCL(dataDir, out string, only []string, stdout io.Writer) error {
+	d, err := bfcl.Read(dataDir, only)
+	if err != nil {
+		return err
+	}
+	reserved, err := builtinToolNames()
+	if err != nil {
+		return err
+	}
+	s := bfcl.Convert(d, reserved)
+	l, err := bfcl.Write(s, out, out, schema.CaseJSONSchema())
+	if err != nil {
+		return err
+	}
+	for _, c := range s.Categories {
+		fmt.Fprintf(stdout, "%-24s %4d cases\n", c, len(s.Cases[c]))
+	}
+	if r := s.Renamed(); len(r) > 0 {
+		fmt.Fprintf(stdout, "renamed %d functions whose name a different definition or a bundled tool holds (each case's description says which):", len(r))
+		for _, t := range r {
+			fmt.Fprintf(stdout, " %s=%s", t.Name, t.BFCLName())
+		}
+		fmt.Fprintln(stdout)
+	}
+	for _, sk := range s.Skipped {
+		fmt.Fprintf(stdout, "skipped %s: %s\n", sk.What, sk.Reason)
+	}
+	fmt.Fprintf(stdout, "wrote %d cases and %d tools to %s; run: toolward run %s/bfcl.cue\n", l.Cases, l.Tools, out, strings.TrimSuffix(out, "/"))
+	return nil
+}
+
+// builtinToolNames returns the tools the bundled server has before a
+// catalog is added, which imported tools must not reuse.
+func builtinToolNames() (map[string]bool, error) {
+	srv, err := mcpserver.New(mcpserver.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("starting the bundled server to list its tools: %w", err)
+	}
+	names := map[string]bool{}
+	for _, n := range srv.ToolNames() {
+		names[n] = true
+	}
+	return names, nil
+}
