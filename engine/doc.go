@@ -17,16 +17,23 @@
 //     before its first run, the directory is removed again (a server that
 //     died at start-up has the first lines of its stderr in the error).
 //  5. Connect to the MCP server (package session) and list its tools; a
-//     server that does not answer within two minutes stops the job. On
-//     resume, compact runs.jsonl to the runs that finished with pass or
-//     fail. Write config.json.
+//     server that does not answer within two minutes stops the job. Check
+//     the planned cases' tool names against the list (package preflight):
+//     a needed tool or expected call the server does not offer stops the
+//     job with a did-you-mean; avoid, forbid and description-set keys that
+//     name no tool are warnings. On resume, compact runs.jsonl to the runs
+//     that finished with pass or fail: a run whose case now shows the
+//     model something else (its id changed) runs again, one judged by
+//     older scoring rules is re-scored from its record (no model
+//     request). Write config.json, with the
+//     server's name, version and tool-list digest (results.Server).
 //  6. Feed the plan's runs, in plan order (grouped by model), to Workers
 //     goroutines. Each run selects its tools (package toolset), runs the
 //     agent loop (package agent) within the run timeout, and is scored
-//     with the case's expectation. Infrastructure errors are retried with
-//     exponential backoff and jitter up to limits.retries times (unless not
-//     retryable, such as a missing model), then recorded with outcome
-//     error; they never count as model failures.
+//     by package score from its trace alone. Infrastructure errors are
+//     retried with exponential backoff and jitter up to limits.retries
+//     times (unless not retryable, such as a missing model), then recorded
+//     with outcome error; they never count as model failures.
 //  7. Closing Options.Stop stops feeding runs: runs in flight finish and
 //     are recorded, and Run returns with Interrupted set. Cancelling the
 //     context aborts runs in flight; they are not recorded.

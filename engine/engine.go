@@ -8,8 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -17,14 +15,15 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/ollama"
 	"github.com/toolward/toolward/engine/backend/openai"
+	"github.com/toolward/toolward/engine/backend/pool"
 	"github.com/toolward/toolward/engine/backend/replay"
 	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/engine/progress"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/engine/score"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
-	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
 )
@@ -36,7 +35,10 @@ type Options struct {
 	ConfigPath string
 	// ResumeDir continues an earlier job in place: the config, filters and
 	// shard come from its config.json, and only the runs without a pass or
-	// fail record run.
+	// fail record run. Cases may have been edited since (not added or
+	// removed): the runs of a case that now shows the model something
+	// else run again; those of a case whose scoring rules changed are
+	// re-scored from their records, with no model request.
 	ResumeDir string
 	// Filters narrow the plan ("key=glob"); see plan.ParseFilter.
 	Filters []string
@@ -101,12 +103,12 @@ func Bundled(b schema.Builtin) (*server.MCPServer, error) {
 	return s.MCPServer(), nil
 }
 
-// Loaded is a config with its cases, compiled expectations and plan.
+// Loaded is a config with its cases, their scoring rules and the plan.
 type Loaded struct {
 	Config  *schema.Config
 	Cases   []*schema.Case
-	Expect  map[string]*matchers.Expectation // by case id
-	Plan    *plan.Plan                       // filtered and sharded
+	Rules   map[string]*score.Rules // by case id
+	Plan    *plan.Plan              // filtered and sharded
 	Filters []string
 	Shard   plan.Shard
 }
@@ -126,45 +128,17 @@ func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{Config: cfg, Cases: cases, Expect: make(map[string]*matchers.Expectation, len(cases)), Filters: filters}
+	l := &Loaded{Config: cfg, Cases: cases, Rules: make(map[string]*score.Rules, len(cases)), Filters: filters}
 	for _, c := range cases {
-		e, err := matchers.CompileExpect(c.Expect)
+		r, err := score.CaseRules(c)
 		if err != nil {
-			return nil, fmt.Errorf("%s: case %s: %w", c.File, c.ID, err)
-		}
-		l.Expect[c.ID] = e
-	}
-	p, err := plan.New(cfg, cases)
-	if err != nil {
-		return nil, err
-	}
-	// The config's own filter first, then the command line's: each
-	// narrows the other (AND), while repeated keys within one OR.
-	for _, set := range []struct {
-		what    string
-		filters []string
-	}{{strings.TrimPrefix(cfg.File+": filter", ": "), cfg.Filter}, {"--filter", filters}} {
-		var fs []plan.Filter
-		for _, s := range set.filters {
-			f, err := plan.ParseFilter(s)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", set.what, err)
-			}
-			fs = append(fs, f)
-		}
-		if len(fs) > 0 {
-			if p, err = p.Filter(fs); err != nil {
-				return nil, fmt.Errorf("%s: %w", set.what, err)
-			}
-		}
-	}
-	if shard != "" {
-		if l.Shard, err = plan.ParseShard(shard); err != nil {
 			return nil, err
 		}
-		p = p.Shard(l.Shard)
+		l.Rules[c.ID] = r
 	}
-	l.Plan = p
+	if l.Plan, l.Shard, err = plan.Build(cfg, cases, filters, shard); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -222,9 +196,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if workers <= 0 {
 		workers = 1
-	}
-	if o := cfg.Backend.Ollama; o != nil && o.HostConcurrency > 0 && o.HostConcurrency < workers {
-		be = &limited{Backend: be, sem: make(chan struct{}, o.HostConcurrency)}
 	}
 	var info *backend.Info
 	if pf, ok := be.(backend.Preflighter); ok {
@@ -310,11 +281,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("connecting to the MCP server, nothing ran: %w", err)
 	}
 	defer src.Close()
+	if err := checkTools(src, l, descs, opts.Progress); err != nil {
+		return nil, err
+	}
 
 	res := &Result{Dir: dir, Planned: l.Plan.Len()}
 	var done map[int64]struct{} // plan positions with a pass or fail record
 	if opts.ResumeDir != "" {
-		if done, err = resumeDone(pre, dir, l.Plan, opts.Progress); err != nil {
+		if done, err = resumeDone(pre, dir, l, opts.Progress); err != nil {
 			if pre.Err() != nil {
 				return interrupted()
 			}
@@ -323,17 +297,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if info != nil {
 			meta.Backend = info
 		}
+		meta.Cases, meta.Rules = caseDigests(l)
 	} else {
 		digest, err := results.DigestConfig(cfg)
 		if err != nil {
 			return nil, err
 		}
 		meta = &results.Meta{
-			Toolward: Version(), ConfigFile: opts.ConfigPath, ConfigDigest: digest, Config: cfg,
+			Version: results.MetaVersion, Toolward: Version(), ConfigFile: opts.ConfigPath, ConfigDigest: digest, Config: cfg,
 			Filters: opts.Filters, Shard: l.Shard.String(), Planned: l.Plan.Len(), Total: l.Plan.Total(),
-			Backend: info, Cases: caseDigests(l.Plan.Cases()), Created: now().UTC(),
+			Backend: info, Created: now().UTC(),
 		}
+		meta.Cases, meta.Rules = caseDigests(l)
 	}
+	recordServer(meta, src, opts.Progress)
 	if err := results.WriteMeta(dir, meta); err != nil {
 		return nil, err
 	}
@@ -413,38 +390,11 @@ func stopContext(ctx context.Context, stop <-chan struct{}) (context.Context, co
 	return c, cancel
 }
 
-// resumeDone compacts the runs.jsonl of the job being resumed, keeping
-// only pass and fail records of runs in p, and returns their plan
-// positions. The work is proportional to the records, not to the plan:
-// each record is located in p in O(1) (see locator). What was dropped is
-// said on progress.
-func resumeDone(ctx context.Context, dir string, p *plan.Plan, progress io.Writer) (map[int64]struct{}, error) {
-	c, err := results.Compact(ctx, dir, newLocator(p).index)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", dir, err)
-	}
-	if progress == nil {
-		return c.Done, nil
-	}
-	for _, d := range []struct {
-		n         int
-		what, why string
-	}{
-		{c.Bad, "unreadable lines", fmt.Sprintf(" (a crash mid-write, or a line over %d bytes); those runs run again", record.MaxLineBytes)},
-		{c.Unknown, "records with an outcome other than pass, fail or error", "; those runs run again"},
-		{c.Foreign, "records of runs this job's plan does not hold", ""},
-	} {
-		if d.n > 0 {
-			fmt.Fprintf(progress, "resume: dropped %d %s from %s%s\n", d.n, d.what, results.RunsFile, d.why)
-		}
-	}
-	return c.Done, nil
-}
-
 // loadJob loads what Run executes: the config at opts.ConfigPath, or on
 // resume the one in the result directory's config.json (returned as
-// meta), after checking that neither the given config nor the cases have
-// changed since the job started.
+// meta), after checking that the given config has not changed since the
+// job started and that no case was added or removed. Edited cases are
+// fine: resumeDone re-scores or reruns their runs.
 func loadJob(opts Options) (*Loaded, *results.Meta, error) {
 	if opts.ResumeDir == "" {
 		l, err := Load(opts.ConfigPath, opts.Filters, opts.Shard)
@@ -470,11 +420,14 @@ func loadJob(opts Options) (*Loaded, *results.Meta, error) {
 			return nil, nil, fmt.Errorf("%s has changed since %s was started; resume with the config it ran (omit the config argument) or start a new run", opts.ConfigPath, opts.ResumeDir)
 		}
 	}
+	if meta.Legacy() {
+		return nil, nil, fmt.Errorf("cannot resume %s: %w", opts.ResumeDir, results.ErrLegacy)
+	}
 	l, err := load(meta.Config, meta.Filters, meta.Shard)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := sameCases(meta.Cases, l.Plan.Cases()); err != nil {
+	if err := sameCaseIDs(meta.Cases, l.Plan.Cases()); err != nil {
 		return nil, nil, fmt.Errorf("cannot resume %s: %w", opts.ResumeDir, err)
 	}
 	return l, meta, nil
@@ -485,39 +438,6 @@ func loadJob(opts Options) (*Loaded, *results.Meta, error) {
 // error (session.Error.Stderr) already quotes the log's first lines.
 func removeUnused(dir string) {
 	os.RemoveAll(dir)
-}
-
-func sameCases(want map[string]string, cases []*schema.Case) error {
-	have := caseDigests(cases)
-	var ids []string
-	for id := range want {
-		ids = append(ids, id)
-	}
-	for id := range have {
-		if _, ok := want[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		switch w, h := want[id], have[id]; {
-		case h == "":
-			return fmt.Errorf("case %s is gone from the case files", id)
-		case w == "":
-			return fmt.Errorf("case %s was added to the case files", id)
-		case w != h:
-			return fmt.Errorf("case %s has changed since the job started", id)
-		}
-	}
-	return nil
-}
-
-func caseDigests(cases []*schema.Case) map[string]string {
-	m := make(map[string]string, len(cases))
-	for _, c := range cases {
-		m[c.ID] = c.Digest
-	}
-	return m
 }
 
 func loadDescriptions(cfg *schema.Config, names []string) (map[string]toolset.Descriptions, error) {
@@ -536,15 +456,23 @@ func loadDescriptions(cfg *schema.Config, names []string) (map[string]toolset.De
 	return out, nil
 }
 
+// newBackend builds the backend a config names. Ollama and OpenAI
+// backends are a pool of their hosts (one host is a pool of one), which
+// applies host_concurrency and names the host in every response.
 func newBackend(b schema.Backend) (backend.Backend, error) {
 	switch {
 	case b.Ollama != nil:
-		return ollama.New(ollama.Config{Host: b.Ollama.Host, NumCtx: b.Ollama.NumCtx, KeepAlive: b.Ollama.KeepAlive, Think: b.Ollama.Think})
+		o := b.Ollama
+		return newPool(o.PoolHosts(), func(url string) (backend.Backend, error) {
+			return ollama.New(ollama.Config{Host: url, NumCtx: o.NumCtx, KeepAlive: o.KeepAlive, Think: o.Think})
+		})
 	case b.OpenAI != nil:
 		o := b.OpenAI
-		return openai.New(openai.Config{
-			BaseURL: o.BaseURL, APIKeyEnv: o.APIKeyEnv, Headers: o.Headers,
-			MaxTokens: o.MaxTokens, ToolChoice: o.ToolChoice, ParallelToolCalls: o.ParallelToolCalls, NoStream: !o.Stream,
+		return newPool(o.PoolHosts(), func(url string) (backend.Backend, error) {
+			return openai.New(openai.Config{
+				BaseURL: url, APIKeyEnv: o.APIKeyEnv, Headers: o.Headers,
+				MaxTokens: o.MaxTokens, ToolChoice: o.ToolChoice, ParallelToolCalls: o.ParallelToolCalls, NoStream: !o.Stream,
+			})
 		})
 	case b.Replay != "":
 		return replay.New(b.Replay)
@@ -552,27 +480,17 @@ func newBackend(b schema.Backend) (backend.Backend, error) {
 	return nil, errors.New("config: backend must set ollama, openai or replay")
 }
 
-// limited caps a backend's requests in flight (ollama.host_concurrency).
-type limited struct {
-	backend.Backend
-	sem chan struct{}
-}
-
-func (l *limited) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+// newPool makes a pool of hosts, one backend per host from mk.
+func newPool(hosts []schema.PoolHost, mk func(url string) (backend.Backend, error)) (backend.Backend, error) {
+	members := make([]pool.Host, len(hosts))
+	for i, h := range hosts {
+		be, err := mk(h.URL)
+		if err != nil {
+			return nil, err
+		}
+		members[i] = pool.Host{Name: h.URL, Backend: be, Limit: h.Concurrency, Models: h.Models}
 	}
-	defer func() { <-l.sem }()
-	return l.Backend.Chat(ctx, req)
-}
-
-func (l *limited) Preflight(ctx context.Context, models []string) (*backend.Info, error) {
-	if pf, ok := l.Backend.(backend.Preflighter); ok {
-		return pf.Preflight(ctx, models)
-	}
-	return nil, nil
+	return pool.New(members, pool.Options{})
 }
 
 // openTimeout bounds connecting to the MCP server and listing its tools

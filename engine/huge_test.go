@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/results"
 )
@@ -159,30 +160,30 @@ func TestLocatorFindsEveryRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		loc := newLocator(l.Plan)
+		loc := plan.NewLocator(l.Plan)
 		for i := range l.Plan.Len() {
 			r := l.Plan.Run(i)
 			rec := &record.Record{ID: r.ID, Case: r.Case.ID, Cell: r.Cell}
-			if got, ok := loc.index(rec); !ok || got != i {
+			if got, ok := loc.Index(rec); !ok || got != i {
 				t.Fatalf("shard %q: run %d located at %d, %v", shard, i, got, ok)
 			}
 			bad := *rec
 			bad.ID = "0000000000000000"
-			if _, ok := loc.index(&bad); ok {
+			if _, ok := loc.Index(&bad); ok {
 				t.Fatalf("a wrong id located")
 			}
 			bad = *rec
 			bad.Cell.Seed = 99
-			if _, ok := loc.index(&bad); ok {
+			if _, ok := loc.Index(&bad); ok {
 				t.Fatalf("a seed outside the plan located")
 			}
 		}
 	}
 	whole, _ := Load("e2e.cue", nil, "")
 	first, _ := Load("e2e.cue", nil, "0/2")
-	loc := newLocator(first.Plan)
+	loc := plan.NewLocator(first.Plan)
 	r := whole.Plan.Run(whole.Plan.Len() - 1) // in shard 1/2
-	if _, ok := loc.index(&record.Record{ID: r.ID, Case: r.Case.ID, Cell: r.Cell}); ok {
+	if _, ok := loc.Index(&record.Record{ID: r.ID, Case: r.Case.ID, Cell: r.Cell}); ok {
 		t.Fatal("a run of shard 1/2 located in shard 0/2")
 	}
 }

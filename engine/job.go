@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
-	"github.com/toolward/toolward/matchers"
 )
 
 // job is one Run in progress.
@@ -140,7 +138,8 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		out, err := j.attempt(ctx, in)
 		if err == nil {
 			rec.Trace, rec.Tokens = out.Trace, out.Tokens
-			j.score(rec, out)
+			rec.Trace.OutOfTurns = out.OutOfTurns
+			j.l.Rules[rec.Case].Score(rec)
 			break
 		}
 		if ctx.Err() != nil {
@@ -190,28 +189,6 @@ func timeoutCause(ctx context.Context, err error) error {
 		return &backend.Error{Kind: backend.KindTimeout, Msg: "run exceeded limits.run_timeout", Retryable: true, Err: err}
 	}
 	return err
-}
-
-// score sets the record's outcome from the case's expectation; running
-// out of turns fails the run whatever the calls were.
-func (j *job) score(rec *record.Record, out *agent.Output) {
-	v := j.l.Expect[rec.Case].Score(rec.Trace.Scored(), rec.Cell.Matchers())
-	rec.Trace.TextCalls = v.TextCalls
-	if v.Pass && !out.OutOfTurns {
-		rec.Outcome = record.Pass
-		return
-	}
-	rec.Outcome = record.Fail
-	if out.OutOfTurns {
-		rec.Reasons = append(rec.Reasons, matchers.Reason{
-			Code:   matchers.ReasonMaxIterations,
-			Detail: fmt.Sprintf("no final answer after %d model turns", len(out.Trace.Turns)),
-		})
-		if r, ok := matchers.UnparsedCallReason(v); ok {
-			rec.Reasons = append(rec.Reasons, r)
-		}
-	}
-	rec.Reasons = append(rec.Reasons, v.Reasons...)
 }
 
 func (j *job) finish(rec *record.Record, started time.Time) {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -209,14 +208,9 @@ func BenchmarkRunReplay(b *testing.B) {
 }
 
 // BenchmarkRunFakeOllama: the Ollama backend over loopback HTTP to the
-// fake server, bundled server in-process. It runs with the GC target that
-// `toolward run` sets (cmd/toolward/run.go, runGCPercent = 400) unless GOGC
-// is set: the Ollama client allocates 8 MiB per chat request, so the
-// default target measures the collector more than the harness.
+// fake server, bundled server in-process (bench/backends.sh measures the
+// whole process with the fake in a process of its own).
 func BenchmarkRunFakeOllama(b *testing.B) {
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
 	fake := fakeollama.Start(b, fakeollama.Options{Script: calcScript()})
 	be, err := ollama.New(ollama.Config{Host: fake.URL})
 	if err != nil {

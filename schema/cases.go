@@ -2,8 +2,6 @@ package schema
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,8 +129,6 @@ func otherPlaces(cs []*Case, i int) string {
 	return s
 }
 
-var reYAMLLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
-
 // ParseCases parses the case documents of one YAML file (documents are
 // separated by ---; empty documents are skipped) and checks each against
 // the case schema, its matchers, its needs and its golden trajectory. It
@@ -148,29 +144,7 @@ func ParseCases(file string, src []byte) ([]*Case, Errors) {
 			break
 		}
 		if err != nil {
-			e := &Error{File: file, Line: 1, Col: 1, Msg: err.Error()}
-			if m := reYAMLLine.FindStringSubmatch(err.Error()); m != nil {
-				if m[1] != "" {
-					e.Line, _ = strconv.Atoi(m[1])
-					if parserError(m[2]) {
-						// yaml.v3 reports parser (not scanner) errors
-						// with a 0-based line, except at the end of
-						// the input: never point past the last line.
-						e.Line = min(e.Line+1, maxLine(src))
-					}
-				}
-				e.Msg = "YAML syntax: " + m[2]
-				switch m[2] {
-				case "did not find expected ',' or '}'":
-					e.Msg += " (a { … } mapping that starts on this line is not closed)"
-				case "did not find expected ',' or ']'":
-					e.Msg += " (a [ … ] list that starts on this line is not closed)"
-				case "did not find expected key":
-					e.Msg += " (check the indentation of this line and the ones below it)"
-				case "found unexpected end of stream":
-					e.Msg += " (a quoted string that starts on this line is not closed?)"
-				}
-			}
+			e := YAMLSyntaxError(file, src, err)
 			errs = append(errs, e)
 			break // the decoder cannot resynchronise after a syntax error
 		}
@@ -330,12 +304,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	js, err := json.Marshal(c)
-	if err != nil {
-		return nil, Errors{errAt(caseIssue{msg: "cannot encode case: " + err.Error()})}
-	}
-	sum := sha256.Sum256(js)
-	c.Digest = hex.EncodeToString(sum[:])
+	c.RunDigest = RunDigest(c)
 	return c, nil
 }
 
@@ -669,7 +638,15 @@ func checkGolden(el []any, v any, add func(elems []any, format string, args ...a
 		return
 	}
 	sug := map[string]bool{}
-	*is = append(*is, closedFields(el, g, []string{"calls", "answer"}, sug)...)
+	*is = append(*is, closedFields(el, g, []string{"calls", "answer", "todo"}, sug)...)
+	if t, ok := g["todo"]; ok {
+		// A skeleton's golden (toolward init): never passes for one.
+		if ts, isStr := t.(string); isStr && strings.TrimSpace(ts) != "" {
+			add(el, "fill in the golden: %s (then delete todo)", strings.TrimSpace(ts))
+		} else {
+			add(at("todo"), "want a note saying what to fill in, got %s", showVal(t))
+		}
+	}
 	if a, ok := g["answer"]; ok {
 		if _, isStr := a.(string); !isStr {
 			add(at("answer"), "want a string, got %s", showVal(a))

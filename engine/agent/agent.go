@@ -114,6 +114,7 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 			Tokens:     record.Tokens{In: resp.TokensIn, Out: resp.TokensOut},
 			Latency:    record.FromDuration(lat),
 			DoneReason: resp.DoneReason,
+			Host:       resp.Host,
 		})
 		out.Tokens.In += resp.TokensIn
 		out.Tokens.Out += resp.TokensOut

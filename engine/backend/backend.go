@@ -102,6 +102,9 @@ type Response struct {
 	TokensOut  int
 	Latency    time.Duration // wall time of the request
 	DoneReason string
+	// Host names the server that answered (its base URL) when the
+	// backend talks to one of several; "" otherwise.
+	Host string
 }
 
 // Error kinds.

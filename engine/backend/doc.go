@@ -8,6 +8,9 @@
 //     vLLM, SGLang, LM Studio, Ollama's /v1, OpenAI), streamed or not.
 //   - replay: answers from hand-written or recorded YAML cassettes, and the
 //     Recorder that writes them.
+//   - pool: spreads requests over several hosts of one of the above
+//     (least busy first, a failing host taken out for a while and its
+//     turns sent to the others), naming the host in Response.Host.
 //
 // Backends return a *Error for infrastructure failures; its Kind says what
 // failed, Retryable whether a retry may help and RetryAfter how long the

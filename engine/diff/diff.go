@@ -46,6 +46,9 @@ type Result struct {
 	// (cells added or removed from the matrix).
 	BaseOnly, NewOnly int
 	Warnings          []string
+	// Verdicts lists every paired run scored on both sides whose verdict
+	// (outcome or reasons) differs, with the cause (verdicts.go).
+	Verdicts []VerdictChange
 }
 
 // Side describes one result directory.
@@ -170,6 +173,7 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.Warnings = append(r.Warnings, serverWarnings(baseDir, newDir)...) // server.go
 
 	baseCases, newCases := map[string]bool{}, map[string]bool{}
 	for k := range base {
@@ -302,6 +306,9 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 	}
 	if r.ErrorPairs > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d paired runs errored on one side or both and are not compared", r.ErrorPairs))
+	}
+	if err := r.addVerdicts(baseDir, newDir); err != nil { // verdicts.go
+		return nil, err
 	}
 	return r, nil
 }

@@ -135,6 +135,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	list("regressions (pass → fail)", r.Regressions)
 	list("fixes (fail → pass)", r.Fixes)
+	writeVerdictsText(p, r.Verdicts) // verdicts.go
 	names := func(title string, xs []string) {
 		if len(xs) > 0 {
 			p("\n%s (%d): %s\n", title, len(xs), strings.Join(xs, ", "))
@@ -207,6 +208,7 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 	}
 	list("Regressions: pass → fail", r.Regressions)
 	list("Fixes: fail → pass", r.Fixes)
+	writeVerdictsMarkdown(p, r.Verdicts) // verdicts.go
 	names := func(title string, xs []string) {
 		if len(xs) == 0 {
 			return

@@ -15,6 +15,15 @@
 //  2. Filter narrows axes (case id, tag, model, seed, …) by glob; the
 //     result is again a lazy product.
 //  3. Shard selects a contiguous, deterministic 1/n slice of the indexes.
-//  4. Run(i) decodes index i into a Run whose ID is a hash of the case's
-//     digest and the cell, so resume and sharding are exact.
+//  4. Run(i) decodes index i into a Run whose ID is a hash of the case id,
+//     its run digest (schema.RunDigest: prompt, system, messages, needs,
+//     avoid) and the cell, so resume and sharding are exact, and editing
+//     how a case judges its runs (expect, golden) or describes itself
+//     (description, tags) keeps every id (TestPinnedID pins one).
+//  5. A Locator finds a record's run in a plan in O(1) from its case and
+//     cell, and tells a run whose case changed what the model sees (the
+//     id differs) from one the plan does not hold.
+//
+// Build does steps 1 to 3 as a job does: the config's own filter, then
+// the command line's, then the shard.
 package plan

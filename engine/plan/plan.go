@@ -42,7 +42,8 @@ type Plan struct {
 	descs   []string
 
 	// parts[a][v] is the identity-bearing encoding of value v of axis a
-	// (the case axis holds case digests), hashed into run ids.
+	// (the case axis holds case ids and run digests, schema.RunDigest),
+	// hashed into run ids.
 	parts [nAxes][]string
 	size  [nAxes]int64
 	total int64 // product of size, before sharding
@@ -54,8 +55,9 @@ type Plan struct {
 type Run struct {
 	// Index is the run's position in the filtered, unsharded plan.
 	Index int64
-	// ID is the first 16 hex digits of a SHA-256 over the case digest and
-	// the cell, stable across processes and machines.
+	// ID is the first 16 hex digits of a SHA-256 over the case id, its
+	// run digest (schema.RunDigest: what the model sees, not how the run
+	// is judged) and the cell, stable across processes and machines.
 	ID     string
 	Case   *schema.Case
 	Cell   record.Cell // ToolCount is left 0: it is known once tools are listed
@@ -129,12 +131,9 @@ func (p *Plan) encode() error {
 	}
 	p.parts[1] = make([]string, len(p.cases))
 	for i, c := range p.cases {
-		d := c.Digest
+		d := c.RunDigest
 		if d == "" {
-			// A case built without the loader: hash its canonical JSON.
-			b, _ := json.Marshal(c)
-			s := sha256.Sum256(b)
-			d = hex.EncodeToString(s[:])
+			d = schema.RunDigest(c) // a case built without the loader
 		}
 		p.parts[1][i] = "case=" + c.ID + "@" + d
 	}

@@ -11,7 +11,7 @@ import (
 func testCases(n int) []*schema.Case {
 	cs := make([]*schema.Case, n)
 	for i := range cs {
-		cs[i] = &schema.Case{ID: fmt.Sprintf("case-%d", i), Tags: []string{fmt.Sprintf("t%d", i%2)}, Prompt: "p", Digest: fmt.Sprintf("digest-%d", i)}
+		cs[i] = &schema.Case{ID: fmt.Sprintf("case-%d", i), Tags: []string{fmt.Sprintf("t%d", i%2)}, Prompt: "p", RunDigest: fmt.Sprintf("digest-%d", i)}
 	}
 	return cs
 }
@@ -96,7 +96,7 @@ func TestIDsStableAndContentSensitive(t *testing.T) {
 	}
 	// Changing a case's content changes its runs' ids, and only those.
 	changed := testCases(2)
-	changed[1].Digest = "other"
+	changed[1].RunDigest = "other"
 	p4, _ := New(testConfig(), changed)
 	for i := range p1.Len() {
 		same := p1.ID(i) == p4.ID(i)

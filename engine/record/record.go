@@ -18,7 +18,15 @@ import (
 
 // Version is the format version written in every record. Readers accept
 // records with Version <= this.
-const Version = 1
+//
+// Version 2 (this one): run ids hash the case's run digest (what the model
+// sees) instead of its whole content; a record carries the digest of the
+// scoring rules that judged it (Rules) and whether the loop ran out of
+// turns (Trace.OutOfTurns), so that it can be re-scored from the record
+// alone. A version 1 record read back gets OutOfTurns from its reasons (a
+// version 1 run that ran out of turns always failed with max_iterations)
+// and no Rules.
+const Version = 2
 
 // Outcome values.
 const (
@@ -33,7 +41,7 @@ func KnownOutcome(s string) bool { return s == Pass || s == Fail || s == Error }
 // Record is one finished run.
 type Record struct {
 	Version int      `json:"version"`
-	ID      string   `json:"id"`   // deterministic hash of (case digest, cell)
+	ID      string   `json:"id"`   // deterministic hash of (case id, case run digest, cell)
 	Case    string   `json:"case"` // case id
 	Tags    []string `json:"tags,omitempty"`
 	Cell    Cell     `json:"cell"`
@@ -41,6 +49,11 @@ type Record struct {
 	Outcome string            `json:"outcome"`           // Pass | Fail | Error
 	Reasons []matchers.Reason `json:"reasons,omitempty"` // for Fail
 	Error   *InfraError       `json:"error,omitempty"`   // for Error
+	// Rules is the digest of the scoring rules that judged the trace (the
+	// case's expectation, the text-call families and the scorer's
+	// version; see package engine/score); "" for an error record, and for
+	// a version 1 record.
+	Rules string `json:"rules,omitempty"`
 	// Attempts counts tries, 1 when the first succeeded; infrastructure
 	// errors are retried up to the config's limit.
 	Attempts int `json:"attempts"`
@@ -92,6 +105,9 @@ type Trace struct {
 	// Turns (matchers.FindTextCalls); a turn stored in part (Truncated)
 	// may then hide some.
 	TextCalls []matchers.TextCall `json:"text_calls,omitempty"`
+	// OutOfTurns is set when the loop stopped at limits.max_iterations
+	// without a final answer, which fails the run whatever its calls.
+	OutOfTurns bool `json:"out_of_turns,omitempty"`
 }
 
 // Turn is one model reply.
@@ -103,6 +119,9 @@ type Turn struct {
 	Latency   Millis `json:"latency_ms"`
 	// DoneReason is the backend's stop reason when it gives one.
 	DoneReason string `json:"done_reason,omitempty"`
+	// Host is the model host that served the turn (its base URL), for a
+	// backend with hosts; "" for replay.
+	Host string `json:"host,omitempty"`
 }
 
 // Call is one tool call the model attempted.
@@ -156,4 +175,18 @@ func (t Trace) Scored() matchers.Trace {
 		}
 	}
 	return out
+}
+
+// upgrade fills in what a record of an older format version does not
+// store, from what it does.
+func (r *Record) upgrade() {
+	if r.Version >= 2 || r.Outcome != Fail {
+		return
+	}
+	for _, re := range r.Reasons {
+		if re.Code == matchers.ReasonMaxIterations {
+			r.Trace.OutOfTurns = true
+			return
+		}
+	}
 }

@@ -88,6 +88,7 @@ func (r *Reader) decode(b []byte) {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("format version %d is newer than this toolward reads (%d); upgrade toolward", r.rec.Version, Version)}
 	} else {
 		r.rec.restoreAnswer()
+		r.rec.upgrade()
 	}
 }
 

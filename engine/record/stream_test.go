@@ -92,7 +92,7 @@ func TestReaderSkipsBadLines(t *testing.T) {
 	want := []line{
 		{id: "a"},
 		{line: 4, msg: "runs.jsonl:4: not a run record: no run id"},
-		{line: 5, msg: "runs.jsonl:5: not a run record: format version 99 is newer than this toolward reads (1); upgrade toolward"},
+		{line: 5, msg: "runs.jsonl:5: not a run record: format version 99 is newer than this toolward reads (2); upgrade toolward"},
 		{id: "d"},
 		{line: 7, msg: "runs.jsonl:7: not a run record: unexpected end of JSON input"},
 	}

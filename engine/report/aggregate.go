@@ -74,6 +74,9 @@ type aggregator struct {
 	notes []string
 	// textCalls counts tool calls written as text (unparsed.go).
 	textCalls textCallAgg
+	hosts     hostAgg // turn latency by model host (hosts.go)
+	// rules notes the scoring rules that judged each case's runs (rules.go).
+	rules rulesAgg
 }
 
 type modelAgg struct {
@@ -212,6 +215,8 @@ func (a *aggregator) add(rec *record.Record) {
 	// Confirmation gate.
 	a.addConfirm(c, &rec.Trace)
 	a.textCalls.add(rec)
+	a.hosts.add(rec)
+	a.rules.add(rec)
 
 	// Reasons and errors.
 	var codes []string
@@ -425,6 +430,7 @@ func (a *aggregator) summary() *Summary {
 	}
 
 	s.TextCalls = a.textCalls.rows()
+	s.Hosts = a.hosts.rows()
 	// Reasons, most frequent first.
 	for _, rc := range a.reasons {
 		s.Reasons = append(s.Reasons, *rc)
@@ -464,6 +470,7 @@ func (a *aggregator) summary() *Summary {
 
 	// Run-wide warnings.
 	s.Warnings = append(s.Warnings, a.notes...)
+	s.Warnings = append(s.Warnings, a.rules.warnings()...)
 	if s.ToolCurve != nil {
 		for _, ser := range s.ToolCurve.Series {
 			if ser.Dropped > 0 {

@@ -200,6 +200,7 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 	}
 
 	s.writeTextCallsMarkdown(bw)
+	s.writeHostsMarkdown(bw)
 	if len(s.ErrorKinds) > 0 {
 		p("## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 		head("lr", "kind", "runs")

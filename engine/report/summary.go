@@ -51,6 +51,7 @@ type Summary struct {
 	Confirm            []ConfirmRow  `json:"confirm,omitempty"`
 	Reasons            []ReasonCount `json:"reasons,omitempty"`
 	TextCalls          []TextCallRow `json:"text_calls,omitempty"` // per model, when a run had tool calls written as text (unparsed.go)
+	Hosts              []HostRow     `json:"hosts,omitempty"`      // turn latency by model host, with two or more (hosts.go)
 	ErrorKinds         []KindCount   `json:"error_kinds,omitempty"`
 	Flaky              []Flaky       `json:"flaky,omitempty"`
 	Cases              []CaseSummary `json:"cases"`

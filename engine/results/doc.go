@@ -16,7 +16,16 @@
 //     and unreadable lines, and returns the ids kept: exactly the runs that
 //     need not run again. Runs that ended in an infrastructure error are
 //     therefore re-run on resume, and no id appears twice in the file.
+//   - Compact's locate may update a record before it is written back:
+//     resume re-scores there the records of cases whose scoring rules
+//     changed (package score).
 //   - Merge joins shard directories of one job into a new directory,
-//     checking they share a config and cases, deduplicating by run id and
-//     preferring a pass or fail record over an error one.
+//     checking they share a config, cases and scoring rules,
+//     deduplicating by run id and preferring a pass or fail record over an
+//     error one.
+//   - config.json carries a format version (MetaVersion); a format 1
+//     directory (Meta.Legacy) reads, reports and compares, but its run ids
+//     cannot be matched to cases as they are now.
+//   - CreateIn and WriteRuns make the new directory `toolward score`
+//     writes, never touching the one it read.
 package results

@@ -31,9 +31,20 @@ const (
 	StderrFile = "server-stderr.log"
 )
 
+// MetaVersion is the format version of config.json.
+//
+// Version 2 (this one): Cases maps each case to its run digest
+// (schema.RunDigest, what the model sees), of which run ids are hashes,
+// and Rules to the digest of its scoring rules. Version 1, which had no
+// version field (read as 0), mapped each case to a digest of its whole
+// content and hashed that into run ids; ReadMeta reads it, but its runs
+// cannot be matched to cases as they are now (see Meta.Legacy).
+const MetaVersion = 2
+
 // Meta is config.json: everything needed to know what a directory holds
-// and to resume or merge it.
+// and to resume, merge or re-score it.
 type Meta struct {
+	Version  int    `json:"version"`  // MetaVersion when written; 0 for version 1
 	Toolward string `json:"toolward"` // toolward version
 	// ConfigFile is the config's path as given; ConfigDigest a SHA-256 of
 	// the resolved config's JSON, which resume and merge compare.
@@ -44,14 +55,32 @@ type Meta struct {
 	Shard        string         `json:"shard,omitempty"`   // "i/n" or ""
 	// Planned is the number of runs this directory's plan holds (after
 	// filters and shard); Total the whole plan's (before the shard).
-	Planned int64             `json:"planned"`
-	Total   int64             `json:"total"`
-	Backend *backend.Info     `json:"backend,omitempty"` // preflight facts: server version, model digests
-	Cases   map[string]string `json:"cases"`             // case id -> digest
+	Planned int64         `json:"planned"`
+	Total   int64         `json:"total"`
+	Backend *backend.Info `json:"backend,omitempty"`    // preflight facts: server version, model digests
+	Server  *Server       `json:"mcp_server,omitempty"` // the MCP server and its tool list
+	// Cases maps case id -> run digest (schema.RunDigest) and Rules case
+	// id -> scoring rules digest (score.Rules.Digest) of the cases as the
+	// directory's records were run and judged.
+	Cases   map[string]string `json:"cases"`
+	Rules   map[string]string `json:"rules,omitempty"`
 	Created time.Time         `json:"created"`
 	// MergedFrom lists the shard directories a merged directory joins.
 	MergedFrom []string `json:"merged_from,omitempty"`
+	// ScoredFrom is the directory `toolward score` re-judged into this
+	// one; its records were run there, and judged again here.
+	ScoredFrom string `json:"scored_from,omitempty"`
 }
+
+// Legacy reports whether m was written by format version 1, whose run
+// ids hashed each case's whole content (scoring rules included), so its
+// runs cannot be matched to the cases as they are now: it can be
+// reported and compared, not resumed or re-scored.
+func (m *Meta) Legacy() bool { return m.Version < 2 }
+
+// ErrLegacy explains why a format version 1 directory cannot be resumed
+// or re-scored; callers wrap it with the directory.
+var ErrLegacy = errors.New("written by an older toolward (config.json format 1), whose run ids hashed the scoring rules too, so its runs cannot be matched to the cases as they are now; start a new run (its reports and diffs still work)")
 
 // DigestConfig returns the hex SHA-256 of cfg's JSON encoding.
 func DigestConfig(cfg *schema.Config) (string, error) {
@@ -72,7 +101,12 @@ func Create(root, name string, now time.Time) (string, error) {
 	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
 		return "", fmt.Errorf("results: config name %q cannot name a directory", name)
 	}
-	parent := filepath.Join(root, name)
+	return CreateIn(filepath.Join(root, name), now)
+}
+
+// CreateIn makes parent/<stamp> (suffixed -2, -3, … if taken), creating
+// parent if needed, and returns its path.
+func CreateIn(parent string, now time.Time) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("results: %w", err)
 	}
@@ -121,7 +155,8 @@ func mkdirEmpty(dir string) error {
 	return nil
 }
 
-// WriteMeta writes dir/config.json atomically.
+// WriteMeta writes dir/config.json atomically. A new directory's Meta
+// has Version MetaVersion; a merged one keeps its inputs'.
 func WriteMeta(dir string, m *Meta) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -149,6 +184,9 @@ func ReadMeta(dir string) (*Meta, error) {
 	if m.Config == nil {
 		return nil, fmt.Errorf("%s: no config", filepath.Join(dir, ConfigFile))
 	}
+	if m.Version > MetaVersion {
+		return nil, fmt.Errorf("%s: format version %d is newer than this toolward reads (%d); upgrade toolward", filepath.Join(dir, ConfigFile), m.Version, MetaVersion)
+	}
 	return &m, nil
 }
 
@@ -164,7 +202,7 @@ type Compacted struct {
 	Done       map[int64]struct{}
 	Errors     int // error records dropped: those runs run again
 	Duplicates int // pass or fail records of a run already kept
-	Foreign    int // records of runs the plan does not hold
+	Foreign    int // records locate did not place in the plan
 	Unknown    int // records whose outcome is not pass, fail or error
 	Bad        int // unreadable lines (a crash mid-write, typically)
 }
@@ -172,8 +210,10 @@ type Compacted struct {
 // Compact rewrites dir/runs.jsonl for a resume, keeping the first pass or
 // fail record of each run of the job's plan, and says what it dropped.
 // locate gives a record's position in the plan, or false for a record of
-// a run the plan does not hold; it is called once per record with a known
-// outcome. Memory is proportional to the records kept, not to the plan.
+// a run the plan does not hold (or that must run again); it is called
+// once per record with a known outcome, and may update the record (the
+// engine re-judges one judged by older scoring rules), which is then
+// written back as updated. Memory is proportional to the records kept, not to the plan.
 // When ctx ends, Compact returns its error and leaves the file as it was.
 func Compact(ctx context.Context, dir string, locate func(*record.Record) (int64, bool)) (*Compacted, error) {
 	res := &Compacted{Done: map[int64]struct{}{}}
@@ -269,8 +309,12 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 		switch {
 		case m.ConfigDigest != first.ConfigDigest:
 			return nil, fmt.Errorf("merge: %s and %s ran different configs (digests %.12s, %.12s)", dirs[0], d, first.ConfigDigest, m.ConfigDigest)
+		case m.Legacy() != first.Legacy():
+			return nil, fmt.Errorf("merge: %s and %s were written by different toolward formats (config.json version %d, %d)", dirs[0], d, first.Version, m.Version)
 		case !maps.Equal(m.Cases, first.Cases):
-			return nil, fmt.Errorf("merge: %s and %s ran different case files (case ids or contents differ)", dirs[0], d)
+			return nil, fmt.Errorf("merge: %s and %s ran different case files (case ids, prompts or tools differ)", dirs[0], d)
+		case !maps.Equal(m.Rules, first.Rules):
+			return nil, fmt.Errorf("merge: %s and %s judged runs with different scoring rules; re-score both with toolward score against the same cases, then merge the results", dirs[0], d)
 		case !slices.Equal(m.Filters, first.Filters):
 			return nil, fmt.Errorf("merge: %s and %s used different filters (%v, %v)", dirs[0], d, first.Filters, m.Filters)
 		}

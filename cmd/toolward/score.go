@@ -1,0 +1,162 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/report"
+	"github.com/toolward/toolward/engine/score"
+)
+
+func init() {
+	register(&command{name: "score", summary: "re-judge a result directory's runs with the cases as they are now, into a new directory", run: runScore})
+}
+
+const scoreUsage = `usage: toolward score [--cases PATTERN]... [--out NEWDIR] DIR
+
+Score judges every run recorded in DIR/runs.jsonl again with the cases as
+they are now, contacting no model and no MCP server, and writes a new
+result directory with config.json, runs.jsonl and all the reports. DIR is
+never modified. It prints how many verdicts changed, case by case; compare
+the two with 'toolward diff DIR NEWDIR'.
+
+Cases come from DIR's config (its case patterns) unless --cases gives
+others. A record is judged again only when the case still shows the model
+what the run was shown: a case whose prompt, system, messages, needs or
+avoid changed has its runs kept out (run them with 'toolward run --resume
+NEWDIR'), and records of cases no longer in the case files are dropped.
+Error records are copied as they were.
+
+Exit status: 0 when every run of DIR was judged again or copied; 1 when
+runs were kept out, or on an error; 2 on a usage error.
+
+Flags:
+`
+
+func runScore(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, scoreUsage); fs.PrintDefaults() }
+	var cases multiFlag
+	fs.Var(&cases, "cases", "judge with the case files matching `PATTERN` (** allowed) instead of DIR's config's; repeatable")
+	out := fs.String("out", "", "write the new result directory to `NEWDIR` (new or empty); default: a new UTC-stamped directory beside DIR")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "toolward score: want one result directory DIR")
+		fs.Usage()
+		return 2
+	}
+	dir := pos[0]
+	opts := score.DirOptions{Out: *out}
+	if len(cases) > 0 {
+		opts.Cases = cases
+	}
+	res, err := score.Dir(dir, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward score:", err)
+		return 1
+	}
+	printScored(stdout, dir, res)
+	code := warnScored(stderr, res)
+	sum, err := report.Build(res.Out)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolward score: building the reports:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\nresults: %s\nreport:  %s\n", sum.PassRateLine(), res.Out, filepath.Join(res.Out, report.HTMLFile))
+	return code
+}
+
+// printScored says what was judged again and which verdicts changed.
+func printScored(w io.Writer, dir string, res *score.DirResult) {
+	fmt.Fprintf(w, "re-scored %s of %s", plural(res.Rescored, "run"), dir)
+	if res.Errors > 0 {
+		fmt.Fprintf(w, " (and copied %s as they were)", plural(res.Errors, "error record"))
+	}
+	fmt.Fprintln(w)
+	same := 0
+	for _, c := range res.Cases {
+		if c.Changed() == 0 {
+			same++
+			continue
+		}
+		var how []string
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{c.PassToFail, "pass → fail"}, {c.FailToPass, "fail → pass"}, {c.Reasons, "fail with other reasons"}} {
+			if p.n > 0 {
+				how = append(how, fmt.Sprintf("%d %s", p.n, p.what))
+			}
+		}
+		fmt.Fprintf(w, "  %s: %d of %d verdicts changed (%s)\n", c.Case, c.Changed(), c.Runs, strings.Join(how, ", "))
+	}
+	switch {
+	case same == len(res.Cases):
+		fmt.Fprintln(w, "  no verdict changed")
+	case same > 0:
+		fmt.Fprintf(w, "  no verdict changed in the other %s\n", plural(same, "case"))
+	}
+}
+
+// warnScored says what was kept out or dropped, and returns the exit
+// code: 1 when runs were kept out.
+func warnScored(w io.Writer, res *score.DirResult) int {
+	for _, id := range slices.Sorted(maps.Keys(res.Changed)) {
+		fmt.Fprintf(w, "toolward score: case %s changed what the model sees (prompt, system, messages, needs or avoid): its %s cannot be re-scored and %s kept out\n",
+			id, plural(res.Changed[id], "run"), isAre(res.Changed[id]))
+	}
+	for _, id := range slices.Sorted(maps.Keys(res.Partial)) {
+		fmt.Fprintf(w, "toolward score: case %s: %s stored in part (record size limits) cannot be judged by the new rules and %s kept out\n",
+			id, plural(res.Partial[id], "run"), isAre(res.Partial[id]))
+	}
+	if n := res.KeptOut(); n > 0 {
+		fmt.Fprintf(w, "toolward score: %s kept out; run them with:\n  toolward run --resume %s\n", plural(n, "run"), res.Out)
+	}
+	if len(res.Gone) > 0 {
+		var gone []string
+		n := 0
+		for _, id := range slices.Sorted(maps.Keys(res.Gone)) {
+			gone = append(gone, fmt.Sprintf("%s (%d)", id, res.Gone[id]))
+			n += res.Gone[id]
+		}
+		fmt.Fprintf(w, "toolward score: dropped %s of cases no longer in the case files: %s\n", plural(n, "record"), strings.Join(gone, ", "))
+	}
+	for _, d := range []struct {
+		n    int
+		what string
+	}{
+		{res.NotPlanned, "records of cells the config's matrix does not hold"},
+		{res.Duplicates, "duplicate records of a run"},
+		{res.Bad, fmt.Sprintf("unreadable lines (a crash mid-write, or a line over %d bytes)", record.MaxLineBytes)},
+		{res.Unknown, "records with an outcome other than pass, fail or error"},
+	} {
+		if d.n > 0 {
+			fmt.Fprintf(w, "toolward score: dropped %d %s\n", d.n, d.what)
+		}
+	}
+	if res.KeptOut() > 0 {
+		return 1
+	}
+	return 0
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
