@@ -109,7 +109,7 @@ limits: {retries: 2, concurrency: 2}
 		}
 		if r.Case == "sum" {
 			c := r.Trace.Calls[0]
-			if m, _ := c.Structured.(map[string]any); m["result"] != 5.0 || !strings.Contains(r.Trace.Answer, "5") {
+			if m, _ := c.Structured.(map[string]any); fmt.Sprint(m["result"]) != "5" || !strings.Contains(r.Trace.Answer, "5") {
 				t.Errorf("sum call %+v, answer %q", c, r.Trace.Answer)
 			}
 		}

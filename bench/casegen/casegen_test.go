@@ -3,7 +3,7 @@ package casegen
 import (
 	"testing"
 
-	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 // The generated suite must be valid, or the validation benchmarks fail
@@ -15,11 +15,11 @@ func TestWriteIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	sum, errs := schema.Check([]string{"cases", "configs"})
+	sum, errs := runconfig.Check([]string{"cases", "configs"})
 	for _, e := range errs {
 		t.Error(e)
 	}
-	if want := (schema.Summary{CaseFiles: 10, Cases: 10, Configs: 1}); sum != want {
+	if want := (runconfig.Summary{CaseFiles: 10, Cases: 10, Configs: 1}); sum != want {
 		t.Errorf("checked %+v, want %+v", sum, want)
 	}
 }

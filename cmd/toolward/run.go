@@ -89,7 +89,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprintf(stderr, runUsage, abortGrace, engine.HugePlan); fs.PrintDefaults() }
 	workers := fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
 	outDir := fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
-	resume := fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error)")
+	resume := fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error, or whose case changed what the model sees); runs whose case changed only how they are judged are re-scored")
 	var filters multiFlag
 	fs.Var(&filters, "filter", "keep runs whose `key=glob` matches (keys: case, tag, model, seed, temperature, tools, confirm, descriptions); repeatable: AND across keys, OR within one")
 	shard := fs.String("shard", "", "run only shard `i/n` (0 <= i < n) of the plan; join shards with toolward merge")
@@ -180,7 +180,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	opts := engine.Options{
 		ConfigPath: config, ResumeDir: *resume, Filters: filters, Shard: *shard,
 		OutDir: *outDir, Workers: *workers, RecordDir: *recordDir,
-		Progress: stderr, ProgressTTY: tty, Stop: stop,
+		Progress: stderr, ProgressTTY: tty, Stop: stop, Builtin: bundledServer,
 	}
 	res, err := engine.Run(ctx, opts)
 	disarm()

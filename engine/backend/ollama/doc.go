@@ -1,5 +1,7 @@
-// Package ollama is the model backend that talks to an Ollama server
-// through github.com/ollama/ollama/api.
+// Package ollama is the model backend that talks to an Ollama server. It
+// uses github.com/ollama/ollama/api's types throughout, and its client for
+// the small calls (version, list, show); chat replies are streamed by the
+// package itself (see Bounds).
 //
 // Steps:
 //
@@ -12,12 +14,25 @@
 //     server version and model digests for config.json.
 //  3. Chat converts the request (messages, tools via ConvertTool, options as
 //     a map so seed 0 and temperature 0 are sent, think always explicit),
-//     streams the reply, and accumulates content, thinking and tool calls
+//     POSTs it to /api/chat, decodes each NDJSON line into an
+//     api.ChatResponse, and accumulates content, thinking and tool calls
 //     across chunks; token counts and the done reason come from the final
 //     chunk, the latency is the request's wall time. Tool call arguments
 //     become json.RawMessage with the model's top-level key order (nested
 //     objects come back with sorted keys, as the api package decodes them
 //     into Go maps).
+//
+// Bounds: one reply keeps at most Config.MaxReplyBytes (default 4 MiB, as
+// the OpenAI backend) of content, thinking, tool names and arguments; a
+// longer reply is cut there and returned with DoneReason DoneReplyLimit
+// (and no token counts), and a single line longer than the reply may
+// still hold is not read whole. Lines are read through pooled 16 KiB
+// buffers, so a request allocates no read buffer (the api package's
+// client allocates 8 MiB per chat); error replies are read up to 64 KiB.
+// Replies are read to their end so that connections are reused; the
+// default client keeps up to 64 idle connections per host. Requests that
+// the api package must sign (a host of ollama.com, or OLLAMA_AUTH set) go
+// through its client instead, with the same bound on what is kept.
 //
 // Errors are *backend.Error: unreachable server, 5xx, 429 and a broken
 // stream are KindUnavailable and retryable; 404 is KindModelMissing;

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/envconfig"
 
 	"github.com/toolward/toolward/engine/backend"
 )
@@ -41,23 +42,32 @@ type Config struct {
 	// means off even for models that think by default.
 	Think bool
 	// HTTPClient is used for every request; nil means a client with no
-	// timeout (requests are bounded by their context).
+	// timeout (requests are bounded by their context) that keeps up to 64
+	// idle connections to the host.
 	HTTPClient *http.Client
+	// MaxReplyBytes bounds what one reply may hold (content, thinking,
+	// tool names and arguments); 0 means DefaultMaxReplyBytes. A longer
+	// reply is cut there and its DoneReason is DoneReplyLimit.
+	MaxReplyBytes int
 }
 
 // Backend talks to an Ollama server. It is safe for concurrent use.
 type Backend struct {
-	client    *api.Client
+	client    *api.Client // the small calls: version, list, show
+	http      *http.Client
 	host      string
+	limit     int  // MaxReplyBytes
+	signed    bool // requests must be signed: chat goes through client
 	numCtx    int
 	think     bool
 	keepAlive *api.Duration
 
-	// converted memoises ConvertTool by the tool's name, description and
-	// schema (see toolKey): every turn of every run offers tools, and a
-	// schema is costly to convert but one of few.
+	// converted memoises ConvertTool, and the converted tool's JSON, by
+	// the tool's name, description and schema (see toolKey): every turn
+	// of every run offers tools, and a schema is costly to convert and to
+	// encode but one of few.
 	mu        sync.RWMutex
-	converted map[string]api.Tool
+	converted map[string]convertedTool
 }
 
 var (
@@ -82,7 +92,19 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.NumCtx < 0 {
 		return nil, fmt.Errorf("ollama: num_ctx %d is negative", cfg.NumCtx)
 	}
-	b := &Backend{host: strings.TrimRight(u.String(), "/"), numCtx: cfg.NumCtx, think: cfg.Think, converted: map[string]api.Tool{}}
+	if cfg.MaxReplyBytes < 0 {
+		return nil, fmt.Errorf("ollama: max reply bytes %d is negative", cfg.MaxReplyBytes)
+	}
+	b := &Backend{
+		host: strings.TrimRight(u.String(), "/"), numCtx: cfg.NumCtx, think: cfg.Think,
+		limit: cfg.MaxReplyBytes, converted: map[string]convertedTool{},
+		// The api client signs requests for ollama.com or with
+		// OLLAMA_AUTH set; such chats go through it (see Chat).
+		signed: envconfig.UseAuth() || u.Hostname() == "ollama.com",
+	}
+	if b.limit == 0 {
+		b.limit = DefaultMaxReplyBytes
+	}
 	if cfg.KeepAlive != "" {
 		d, err := time.ParseDuration(cfg.KeepAlive)
 		if err != nil {
@@ -90,11 +112,11 @@ func New(cfg Config) (*Backend, error) {
 		}
 		b.keepAlive = &api.Duration{Duration: d}
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
+	b.http = cfg.HTTPClient
+	if b.http == nil {
+		b.http = &http.Client{Transport: defaultTransport}
 	}
-	b.client = api.NewClient(u, hc)
+	b.client = api.NewClient(u, b.http)
 	return b, nil
 }
 
@@ -196,61 +218,55 @@ func canonical(name string) string {
 	return name
 }
 
-// Chat sends one streamed chat request and accumulates the reply.
+// Chat sends one streamed chat request and accumulates the reply. The
+// stream is read through a pooled buffer (the api package's client
+// allocates 8 MiB per request) and bounded by Config.MaxReplyBytes; only
+// requests the api client must sign (ollama.com, OLLAMA_AUTH) go through
+// it.
 func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
-	creq, err := b.request(req)
+	creq, tools, err := b.request(req)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	var (
-		content, thinking strings.Builder
-		calls             []backend.ToolCall
-		final             *api.ChatResponse
-	)
-	err = b.client.Chat(ctx, creq, func(r api.ChatResponse) error {
-		content.WriteString(r.Message.Content)
-		thinking.WriteString(r.Message.Thinking)
-		for _, tc := range r.Message.ToolCalls {
-			args, err := tc.Function.Arguments.MarshalJSON()
-			if err != nil {
-				return fmt.Errorf("encoding arguments of %s: %w", tc.Function.Name, err)
-			}
-			calls = append(calls, backend.ToolCall{Name: tc.Function.Name, Arguments: args})
-		}
-		if r.Done {
-			final = &r
-		}
-		return nil
-	})
+	r := &reply{limit: b.limit}
+	if b.signed {
+		err = b.client.Chat(ctx, creq, func(c api.ChatResponse) error { return r.add(&c) })
+	} else {
+		err = b.postChat(ctx, creq, tools, r)
+	}
 	latency := time.Since(start)
-	if err != nil {
+	if err != nil && !errors.Is(err, errCut) {
 		return nil, b.mapError(ctx, err, "chat with "+req.Model, req.Model)
 	}
-	if final == nil {
-		return nil, &backend.Error{Kind: backend.KindUnavailable, Retryable: true,
-			Msg: fmt.Sprintf("ollama at %s: chat with %s: stream ended before the final chunk", b.host, req.Model)}
-	}
-	return &backend.Response{
+	resp := &backend.Response{
 		Message: backend.Message{
 			Role:      "assistant",
-			Content:   content.String(),
-			Thinking:  thinking.String(),
-			ToolCalls: calls,
+			Content:   r.content.String(),
+			Thinking:  r.thinking.String(),
+			ToolCalls: r.calls,
 		},
-		TokensIn:   final.PromptEvalCount,
-		TokensOut:  final.EvalCount,
-		Latency:    latency,
-		DoneReason: final.DoneReason,
-	}, nil
+		Latency: latency,
+	}
+	switch {
+	case r.cut:
+		resp.DoneReason = DoneReplyLimit
+	case r.final == nil:
+		return nil, &backend.Error{Kind: backend.KindUnavailable, Retryable: true,
+			Msg: fmt.Sprintf("ollama at %s: chat with %s: stream ended before the final chunk", b.host, req.Model)}
+	default:
+		resp.TokensIn, resp.TokensOut, resp.DoneReason = r.final.PromptEvalCount, r.final.EvalCount, r.final.DoneReason
+	}
+	return resp, nil
 }
 
-// request builds the wire request. Options go as a map so that a zero
-// seed or temperature is sent rather than dropped; think is always sent.
-func (b *Backend) request(req *backend.Request) (*api.ChatRequest, error) {
-	tools, err := b.convertTools(req.Tools)
+// request builds the wire request, and the JSON encodings of its tools.
+// Options go as a map so that a zero seed or temperature is sent rather
+// than dropped; think is always sent.
+func (b *Backend) request(req *backend.Request) (*api.ChatRequest, [][]byte, error) {
+	tools, encs, err := b.convertTools(req.Tools)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	msgs := make([]api.Message, len(req.Messages))
 	for i, m := range req.Messages {
@@ -284,31 +300,61 @@ func (b *Backend) request(req *backend.Request) (*api.ChatRequest, error) {
 		Options:   opts,
 		Think:     &api.ThinkValue{Value: b.think},
 		KeepAlive: b.keepAlive,
-	}, nil
+	}, encs, nil
 }
 
-// convertTools is ConvertTools through the backend's memo. Converted tools
-// are shared between requests, which only read them.
-func (b *Backend) convertTools(tools []backend.Tool) (api.Tools, error) {
+// convertedTool is one memoised conversion.
+type convertedTool struct {
+	tool api.Tool
+	json []byte // tool, encoded
+}
+
+// convertTools is ConvertTools through the backend's memo; it also
+// returns each tool's memoised JSON encoding. Converted tools and their
+// encodings are shared between requests, which only read them.
+func (b *Backend) convertTools(tools []backend.Tool) (api.Tools, [][]byte, error) {
+	if len(tools) == 0 {
+		return nil, nil, nil
+	}
 	out := make(api.Tools, len(tools))
-	var key []byte
+	encs := make([][]byte, len(tools))
+	var keyBuf [1024]byte
+	key := keyBuf[:0]
+	var missing []int
+	b.mu.RLock()
 	for i, t := range tools {
 		key = toolKey(key[:0], t)
-		b.mu.RLock()
-		ot, ok := b.converted[string(key)]
-		b.mu.RUnlock()
-		if !ok {
-			var err error
-			if ot, err = ConvertTool(t); err != nil {
-				return nil, err
-			}
-			b.mu.Lock()
-			b.converted[string(key)] = ot
-			b.mu.Unlock()
+		if ct, ok := b.converted[string(key)]; ok {
+			out[i], encs[i] = ct.tool, ct.json
+		} else {
+			missing = append(missing, i)
 		}
-		out[i] = ot
 	}
-	return out, nil
+	b.mu.RUnlock()
+	for _, i := range missing {
+		ct, err := convertAndEncode(tools[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		key = toolKey(key[:0], tools[i])
+		b.mu.Lock()
+		b.converted[string(key)] = ct
+		b.mu.Unlock()
+		out[i], encs[i] = ct.tool, ct.json
+	}
+	return out, encs, nil
+}
+
+func convertAndEncode(t backend.Tool) (convertedTool, error) {
+	ot, err := ConvertTool(t)
+	if err != nil {
+		return convertedTool{}, err
+	}
+	enc, err := json.Marshal(ot)
+	if err != nil {
+		return convertedTool{}, &backend.Error{Kind: backend.KindBadRequest, Msg: fmt.Sprintf("ollama: encoding tool %s", t.Name), Err: err}
+	}
+	return convertedTool{tool: ot, json: enc}, nil
 }
 
 // toolKey appends to dst what ConvertTool's result depends on: the

@@ -165,14 +165,21 @@ func TestConvertMemo(t *testing.T) {
 		{Name: "f", Description: "Default.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 	}
 	for range 3 {
-		got, err := b.convertTools(tools)
+		got, encs, err := b.convertTools(tools)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var all api.Tools
 		for i, tl := range tools {
 			want, _ := ConvertTool(tl)
+			all = append(all, want)
 			if g, w := mustJSON(t, got[i]), mustJSON(t, want); g != w {
 				t.Fatalf("tool %d: memoised %s, want %s", i, g, w)
+			}
+		}
+		for i := range tools {
+			if g, w := string(encs[i]), mustJSON(t, all[i]); g != w {
+				t.Fatalf("tool %d: memoised encoding %s, want %s", i, g, w)
 			}
 		}
 	}
@@ -183,7 +190,7 @@ func TestConvertMemo(t *testing.T) {
 	if a, c := toolKey(nil, backend.Tool{Name: "ab", Description: "c"}), toolKey(nil, backend.Tool{Name: "a", Description: "bc"}); string(a) == string(c) {
 		t.Fatalf("keys collide: %q", a)
 	}
-	if _, err := b.convertTools([]backend.Tool{{Name: "bad", InputSchema: json.RawMessage(`{`)}}); err == nil {
+	if _, _, err := b.convertTools([]backend.Tool{{Name: "bad", InputSchema: json.RawMessage(`{`)}}); err == nil {
 		t.Fatal("bad schema: want error")
 	}
 }

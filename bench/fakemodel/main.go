@@ -1,0 +1,90 @@
+// Command fakemodel serves a scripted model over loopback HTTP for the
+// benchmarks in bench/: fixtures/fakeollama (Ollama's /api/chat) or
+// fixtures/fakeopenai (an OpenAI-compatible /v1), in its own process so
+// that its CPU and memory are not counted as toolward's.
+//
+//	go run ./bench/fakemodel -backend ollama
+//
+// It prints the URL a config's backend should name (the Ollama host, or
+// the OpenAI base_url) on one line of stdout, then serves until stdin is
+// closed or it is interrupted.
+//
+// Every conversation gets the same two replies: the first turn calls
+// calculate with {"expression": "6 * 7"}, the turn after a tool result
+// answers "The result is <result>." — a 2-request run with one tool call.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakeopenai"
+)
+
+// Models are the models both fakes serve; a bench config names them.
+var Models = []string{"bench-model", "bench-model-2"}
+
+const args = `{"expression": "6 * 7"}`
+
+func main() {
+	kind := flag.String("backend", "ollama", "which server to fake: ollama | openai")
+	flag.Parse()
+	url, stop, err := start(*kind)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakemodel:", err)
+		os.Exit(2)
+	}
+	defer stop()
+	fmt.Println(url)
+	done := make(chan struct{})
+	go func() { io.Copy(io.Discard, os.Stdin); close(done) }()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-sig:
+	}
+}
+
+// start starts the fake for kind and returns the URL to configure and a
+// function that stops it.
+func start(kind string) (string, func(), error) {
+	switch kind {
+	case "ollama":
+		opts := fakeollama.Options{Script: ollamaScript}
+		for _, m := range Models {
+			opts.Models = append(opts.Models, fakeollama.Model{Name: m})
+		}
+		s := fakeollama.New(opts)
+		return s.URL, s.Close, nil
+	case "openai":
+		opts := fakeopenai.Options{Script: openaiScript}
+		for _, m := range Models {
+			opts.Models = append(opts.Models, fakeopenai.Model{ID: m})
+		}
+		s := fakeopenai.New(opts)
+		return s.BaseURL, s.Close, nil
+	}
+	return "", nil, fmt.Errorf("unknown backend %q: want ollama or openai", kind)
+}
+
+func ollamaScript(req *api.ChatRequest) fakeollama.Reply {
+	if res, ok := fakeollama.LastToolResult(req); ok {
+		return fakeollama.Reply{Content: "The result is " + res + "."}
+	}
+	return fakeollama.Reply{ToolCalls: []fakeollama.ToolCall{{Name: "calculate", Args: args}}}
+}
+
+func openaiScript(req *fakeopenai.Request) fakeopenai.Reply {
+	if res, ok := fakeopenai.LastToolResult(req); ok {
+		return fakeopenai.Reply{Content: "The result is " + res + "."}
+	}
+	return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{Name: "calculate", Args: args}}}
+}

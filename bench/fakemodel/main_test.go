@@ -1,0 +1,53 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/toolward/toolward/fixtures/fakeopenai"
+)
+
+// TestScripts: a conversation gets a calculate call, then an answer
+// quoting the tool result, from both fakes.
+func TestScripts(t *testing.T) {
+	first := &api.ChatRequest{Messages: []api.Message{{Role: "user", Content: "What is 6 * 7?"}}}
+	if r := ollamaScript(first); len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "calculate" || r.Content != "" {
+		t.Errorf("ollama first reply %+v", r)
+	}
+	second := &api.ChatRequest{Messages: append(first.Messages, api.Message{Role: "assistant"}, api.Message{Role: "tool", Content: "42"})}
+	if r := ollamaScript(second); r.Content != "The result is 42." || len(r.ToolCalls) != 0 {
+		t.Errorf("ollama second reply %+v", r)
+	}
+	ofirst := &fakeopenai.Request{Messages: []fakeopenai.Message{{Role: "user", Content: "What is 6 * 7?"}}}
+	if r := openaiScript(ofirst); len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "calculate" {
+		t.Errorf("openai first reply %+v", r)
+	}
+	osecond := &fakeopenai.Request{Messages: append(ofirst.Messages, fakeopenai.Message{Role: "assistant"}, fakeopenai.Message{Role: "tool", Content: "42"})}
+	if r := openaiScript(osecond); r.Content != "The result is 42." {
+		t.Errorf("openai second reply %+v", r)
+	}
+}
+
+// TestStart: each backend's URL answers its model list; an unknown
+// backend is an error naming the choices.
+func TestStart(t *testing.T) {
+	for kind, path := range map[string]string{"ollama": "/api/tags", "openai": "/models"} {
+		url, stop, err := start(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(url + path)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: GET %s: %v %v", kind, path, resp, err)
+		} else {
+			resp.Body.Close()
+		}
+		stop()
+	}
+	if _, _, err := start("vllm"); err == nil || !strings.Contains(err.Error(), "ollama or openai") {
+		t.Errorf("unknown backend: %v", err)
+	}
+}

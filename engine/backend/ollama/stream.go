@@ -1,0 +1,294 @@
+package ollama
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/toolward/toolward/engine/backend"
+)
+
+// DefaultMaxReplyBytes bounds one reply's content, thinking and tool call
+// arguments together when Config.MaxReplyBytes is 0. It is the OpenAI
+// backend's bound too, and stays below what one record keeps
+// (engine/record.MaxRecordBytes).
+const DefaultMaxReplyBytes = 4 << 20
+
+// DoneReplyLimit is the DoneReason of a reply cut at Config.MaxReplyBytes:
+// the model produced more than toolward keeps. What was kept is in the
+// reply; tool call arguments cut short are malformed calls. The OpenAI
+// backend uses the same value.
+const DoneReplyLimit = "reply_limit"
+
+const (
+	// readBufSize is the pooled read buffer of a chat stream: a chunk
+	// line of Ollama's is a few hundred bytes.
+	readBufSize = 16 << 10
+	// pooledCap is the largest long-line buffer a pooled reader keeps;
+	// one grown past it for a long line is dropped, not pooled.
+	pooledCap = 64 << 10
+	// lineSlack is how far past the reply's remaining room one line may
+	// run: the JSON around the text (model, created_at, escaping).
+	lineSlack = 64 << 10
+	// maxErrorBody is how much of an error reply is read.
+	maxErrorBody = 64 << 10
+)
+
+// errCut stops reading a reply that reached its size limit.
+var errCut = errors.New("reply size limit reached")
+
+// defaultTransport is Go's default transport keeping more idle connections
+// per host (the default keeps 2), so that runs in flight reuse their
+// connections to the model server instead of dialling per request.
+var defaultTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}()
+
+var userAgent = fmt.Sprintf("toolward (%s %s) Go/%s", runtime.GOARCH, runtime.GOOS, runtime.Version())
+
+// reply accumulates one streamed chat reply, keeping at most limit bytes
+// of content, thinking, tool names and arguments.
+type reply struct {
+	content, thinking strings.Builder
+	calls             []backend.ToolCall
+	final             *api.ChatResponse
+	size, limit       int
+	cut               bool
+}
+
+// add folds one chunk into r. It returns errCut once the reply is full,
+// and an error for arguments that cannot be encoded.
+func (r *reply) add(c *api.ChatResponse) error {
+	r.text(&r.content, c.Message.Content)
+	r.text(&r.thinking, c.Message.Thinking)
+	for _, tc := range c.Message.ToolCalls {
+		if r.cut {
+			break // nothing more fits, not even a name
+		}
+		args, err := tc.Function.Arguments.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("encoding arguments of %s: %w", tc.Function.Name, err)
+		}
+		name := tc.Function.Name
+		name = name[:r.room(len(name))]
+		r.calls = append(r.calls, backend.ToolCall{Name: name, Arguments: args[:r.room(len(args))]})
+	}
+	if c.Done {
+		f := *c
+		f.Message = api.Message{}
+		r.final = &f
+	}
+	if r.cut {
+		return errCut
+	}
+	return nil
+}
+
+// room returns how many of n more bytes fit, marking the reply cut when
+// not all do.
+func (r *reply) room(n int) int {
+	left := r.limit - r.size
+	if n > left {
+		r.cut = true
+		n = max(left, 0)
+	}
+	r.size += n
+	return n
+}
+
+// text appends what fits of s to b, cut on a UTF-8 boundary.
+func (r *reply) text(b *strings.Builder, s string) {
+	if s == "" {
+		return
+	}
+	n := r.room(len(s))
+	for back := 0; n < len(s) && n > 0 && back < utf8.UTFMax-1 && !utf8.RuneStart(s[n]); back++ {
+		n-- // at most the start of one rune back: invalid UTF-8 cuts anywhere
+	}
+	b.WriteString(s[:n])
+}
+
+// lineReader reads NDJSON lines. Readers are pooled, so a request
+// allocates no read buffer.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte // a line longer than br's buffer
+}
+
+var lineReaders = sync.Pool{New: func() any { return &lineReader{br: bufio.NewReaderSize(nil, readBufSize)} }}
+
+func getLineReader(r io.Reader) *lineReader {
+	l := lineReaders.Get().(*lineReader)
+	l.br.Reset(r)
+	return l
+}
+
+func putLineReader(l *lineReader) {
+	l.br.Reset(nil)
+	if cap(l.long) > pooledCap {
+		l.long = nil
+	}
+	lineReaders.Put(l)
+}
+
+// next returns the next line without its line ending, valid until the
+// next call; io.EOF at the end of the stream; errCut for a line longer
+// than limit, which it does not hold in memory whole.
+func (l *lineReader) next(limit int) ([]byte, error) {
+	line, err := l.br.ReadSlice('\n')
+	switch {
+	case err == nil || (errors.Is(err, io.EOF) && len(line) > 0):
+		return trimEOL(line), nil
+	case !errors.Is(err, bufio.ErrBufferFull):
+		return nil, err
+	}
+	l.long = append(l.long[:0], line...)
+	for {
+		if len(l.long) > limit {
+			return nil, errCut
+		}
+		line, err = l.br.ReadSlice('\n')
+		l.long = append(l.long, line...)
+		switch {
+		case err == nil, errors.Is(err, io.EOF):
+			return trimEOL(l.long), nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
+}
+
+func trimEOL(l []byte) []byte {
+	l = bytes.TrimSuffix(l, []byte("\n"))
+	return bytes.TrimSuffix(l, []byte("\r"))
+}
+
+// chatLine is one line of a chat stream: a chunk, or {"error": …}.
+type chatLine struct {
+	api.ChatResponse
+	Error string `json:"error"`
+}
+
+// readChat reads an NDJSON chat stream into r up to its end. It returns
+// errCut when the reply is full, an error carrying the message of an
+// {"error": …} line, and a garbled-line error wrapping the JSON error.
+func readChat(body io.Reader, r *reply) error {
+	lr := getLineReader(body)
+	defer putLineReader(lr)
+	var c chatLine
+	for {
+		line, err := lr.next(r.limit - r.size + lineSlack)
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, errCut):
+			r.cut = true // a line longer than what the reply may still hold
+			return err
+		case err != nil:
+			return err
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		c = chatLine{}
+		if err := json.Unmarshal(line, &c); err != nil {
+			return fmt.Errorf("garbled line %s: %w", abbreviate(line), err)
+		}
+		if c.Error != "" {
+			return errors.New(c.Error)
+		}
+		if err := r.add(&c.ChatResponse); err != nil {
+			return err
+		}
+	}
+}
+
+// postChat sends creq, with tools (the JSON encodings of creq.Tools) in
+// their place, to /api/chat and streams the reply into r. A reply with
+// status 400 or more is an api.StatusError (api.AuthorizationError for
+// 401), as the api package's client returns.
+func (b *Backend) postChat(ctx context.Context, creq *api.ChatRequest, tools [][]byte, r *reply) error {
+	body, err := encodeChat(creq, tools)
+	if err != nil {
+		return &backend.Error{Kind: backend.KindBadRequest, Msg: fmt.Sprintf("ollama: encoding the chat request for %s", creq.Model), Err: err}
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, b.host+"/api/chat", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/x-ndjson")
+	hreq.Header.Set("User-Agent", userAgent)
+	resp, err := b.http.Do(hreq)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= http.StatusBadRequest {
+		return statusError(resp)
+	}
+	return readChat(resp.Body, r)
+}
+
+// encodeChat encodes creq with tools, the encodings of its tools, as its
+// "tools" member: the members json.Marshal(creq) has, without encoding
+// every tool's schema again for every request.
+func encodeChat(creq *api.ChatRequest, tools [][]byte) ([]byte, error) {
+	c := *creq
+	c.Tools = nil
+	body, err := json.Marshal(&c)
+	if err != nil || len(tools) == 0 {
+		return body, err
+	}
+	// body is an object with at least "model"; "tools" goes last.
+	size := len(body) + len(`,"tools":[]`) + len(tools)
+	for _, t := range tools {
+		size += len(t)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, `,"tools":`...)
+	for i, t := range tools {
+		sep := byte(',')
+		if i == 0 {
+			sep = '['
+		}
+		out = append(append(out, sep), t...)
+	}
+	return append(out, ']', '}'), nil
+}
+
+// statusError reads an error reply ({"error": …}, or any text) into the
+// api package's error types.
+func statusError(resp *http.Response) error {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if err != nil && len(raw) == 0 {
+		return err
+	}
+	var body struct {
+		Error     string `json:"error"`
+		SigninURL string `json:"signin_url"`
+	}
+	msg := strings.TrimSpace(string(raw))
+	if json.Unmarshal(raw, &body) == nil {
+		msg = body.Error
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		return api.AuthorizationError{StatusCode: resp.StatusCode, Status: resp.Status, SigninURL: body.SigninURL}
+	}
+	return api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: msg}
+}
