@@ -76,10 +76,13 @@ func mdCell(s string) string {
 	return r.Replace(s)
 }
 
+// mdCodeEscaper makes a string safe inside a Markdown table cell's code
+// span; built once, since a replacer is costly to build per call.
+var mdCodeEscaper = strings.NewReplacer("|", "\\|", "\n", " ", "`", "'")
+
 // mdCode wraps s in a code span, escaping what a code span cannot hold.
 func mdCode(s string) string {
-	s = strings.NewReplacer("|", "\\|", "\n", " ", "`", "'").Replace(s)
-	return "`" + s + "`"
+	return "`" + mdCodeEscaper.Replace(s) + "`"
 }
 
 func truncate(s string, n int) string {
