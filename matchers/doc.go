@@ -13,14 +13,18 @@
 //   - a literal scalar matches an equal value; numbers compare by value
 //     (5 = 5.0) but "5" is a string, not 5; strings compare exactly (case
 //     and whitespace count, no Unicode normalisation);
+//   - numbers in model arguments are json.Number, the text the model
+//     wrote (see Call), and every matcher compares them by value, as it
+//     does float64 and integer values;
 //   - large numbers: a case's YAML integer is kept exactly (int64, or
-//     json.Number beyond it) and 2^53+1 is not equal to 2^53; but model
-//     arguments arrive as JSON numbers decoded to float64 (see Call), exact
-//     only up to 2^53, so an expected integer beyond that can never match
-//     a real call: the mismatch says so, and validate scores golden
-//     arguments as a model's (through JSON) so it reports such a case.
-//     A YAML float such as 9007199254740993.0 is a float64 already
-//     (9007199254740992), like a model's;
+//     json.Number beyond it) and 2^53+1 is not equal to 2^53, and so is
+//     an integer argument kept as json.Number; but a backend that decodes
+//     the model's arguments itself (Ollama's native API) hands them over
+//     as float64 values, exact only up to 2^53, so an expected integer
+//     beyond that cannot match a call through it: the mismatch of a
+//     float64 says so, and validate scores golden arguments through
+//     float64 so it reports such a case. A YAML float such as
+//     9007199254740993.0 is a float64 already (9007199254740992);
 //   - a literal object matches an object that has every named key with a
 //     matching value; other keys are allowed unless strict (strict_args);
 //   - a literal list matches a list of the same length, element by element;
@@ -41,9 +45,11 @@
 //     comparison of the Berkeley Function Calling Leaderboard;
 //   - {$int: N}: an integer equal to N. A number with a fractional part,
 //     a string "N" and a boolean never match; a number whose JSON text
-//     is known (json.Number) must be written without a decimal point or
-//     exponent, so 10.0 is not the integer 10. A float64 carries no text:
-//     10.0 decoded into a float64 is the integer 10.
+//     is known (json.Number, as the engine records every model
+//     argument) must be written without a decimal point or exponent, so
+//     10.0 is not the integer 10. A float64 carries no text: 10.0 decoded
+//     into a float64 is the integer 10 (what reaches toolward through
+//     Ollama's native API, which re-encodes the model's arguments).
 //
 // An absent key and a null are different: null is present. An object with
 // a key starting with "$" is an operator and must have exactly one key; an
@@ -105,7 +111,8 @@
 // reason unparsed_call, which is also added to any other failure of such
 // a run; a run that meets its expectations otherwise still passes. The
 // calls are returned in Verdict.TextCalls either way. A markup that
-// repeats a call parsed and executed from the same turn is not counted.
+// repeats a call parsed and executed from the same turn (same tool,
+// arguments equal with numbers by value) is not counted.
 // Detection is computed from the trace each time it is scored, so a
 // re-score finds the same calls (FindTextCalls).
 //

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolward/toolward/engine/cell"
 )
 
 // Order values of an expectation.
@@ -18,8 +20,10 @@ const (
 // ExpectFields lists the fields an `expect:` mapping may have.
 var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "when"}
 
-// WhenSelectors lists the fields of a `when` entry that select cells.
-var WhenSelectors = []string{"model", "temperature", "tools", "confirm", "descriptions"}
+// WhenSelectors lists the fields of a `when` entry that select cells: the
+// scoring axes of package engine/cell (model, temperature, tools,
+// confirm, descriptions).
+var WhenSelectors = cell.ScoringNames()
 
 // WhenOverrides lists the fields of a `when` entry that override the base
 // expectation when the entry applies.
@@ -56,31 +60,17 @@ type callSpec struct {
 }
 
 // whenEntry is one `when` override: selectors, then the fields it sets.
+//
+// Selectors use the selector language of package engine/cell: a value
+// or a list of values per axis, each a glob on the formatted value
+// (`n*`, `\*` for a star), numbers compared by value on temperature.
 type whenEntry struct {
-	models, tools, confirm, descriptions []string
-	temperatures                         []number
-	set                                  map[string]bool // override fields present
-	patch                                rules
+	sel   []cell.Selector // all must match
+	set   map[string]bool // override fields present
+	patch rules
 }
 
-func (w *whenEntry) applies(c Cell) bool {
-	if w.models != nil && !slices.Contains(w.models, c.Model) {
-		return false
-	}
-	if w.tools != nil && !slices.Contains(w.tools, c.Tools) {
-		return false
-	}
-	if w.confirm != nil && !slices.Contains(w.confirm, c.Confirm) {
-		return false
-	}
-	if w.descriptions != nil && !slices.Contains(w.descriptions, c.Descriptions) {
-		return false
-	}
-	if w.temperatures != nil && !slices.ContainsFunc(w.temperatures, number{f: c.Temperature}.equal) {
-		return false
-	}
-	return true
-}
+func (w *whenEntry) applies(c Cell) bool { return cell.MatchAll(w.sel, c) }
 
 // CompileExpect compiles a case's `expect:` mapping as decoded from YAML
 // or JSON. The error is CompileErrors, one *CompileError per independent
@@ -359,53 +349,12 @@ func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {
 	// override it was meant to be as missing.
 	misspelt := checkFields(p, m, allowed, errs)
 	var w whenEntry
-	sel := 0
-	strs := func(k string) []string {
-		v, ok := m[k]
-		if !ok {
-			return nil
-		}
-		sel++
-		if s, ok := v.(string); ok && s != "" {
-			return []string{s}
-		}
-		l, err := stringList(p.key(k), v, "values", nonEmpty)
-		switch {
-		case err != nil:
-			errs.add(compileErr(p.key(k), nil, "want a string or a list of strings, got %s", show(v)))
-		case len(l) == 0:
-			errs.add(compileErr(p.key(k), nil, "want at least one value"))
-		}
-		return l
-	}
-	w.models = strs("model")
-	w.tools = strs("tools")
-	w.confirm = strs("confirm")
-	for _, c := range w.confirm {
-		if !slices.Contains(ConfirmModes, c) {
-			errs.add(compileErr(p.key("confirm"), nil, "want one of %s, got %q", strings.Join(ConfirmModes, ", "), c))
-			break
+	for _, name := range WhenSelectors {
+		if v, ok := m[name]; ok {
+			w.sel = append(w.sel, compileSelector(p.key(name), name, v, errs))
 		}
 	}
-	w.descriptions = strs("descriptions")
-	if v, ok := m["temperature"]; ok {
-		sel++
-		vals := []any{v}
-		if l, ok := v.([]any); ok {
-			vals = l
-		}
-		if len(vals) == 0 {
-			errs.add(compileErr(p.key("temperature"), nil, "want at least one value"))
-		}
-		for _, x := range vals {
-			n, ok := toNumber(x)
-			if !ok {
-				errs.add(compileErr(p.key("temperature"), nil, "want a number or a list of numbers, got %s", show(v)))
-				break
-			}
-			w.temperatures = append(w.temperatures, n)
-		}
-	}
+	sel := len(w.sel)
 	if sel == 0 && !misspelt {
 		errs.add(compileErr(p, nil, "a when entry needs at least one selector (%s)", strings.Join(WhenSelectors, ", ")))
 	}
@@ -417,6 +366,67 @@ func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {
 	}
 	checkContradictions(p, &w.patch, errs)
 	return w
+}
+
+// compileSelector compiles the value of selector field name (a scalar or a
+// list of them) of a when entry.
+func compileSelector(p path, name string, v any, errs *CompileErrors) cell.Selector {
+	numeric := cell.Lookup(name).Numeric
+	want := "a string or a list of strings"
+	if numeric {
+		want = "a number or a list of numbers"
+	}
+	vals := []any{v}
+	if l, ok := v.([]any); ok {
+		vals = l
+	}
+	if len(vals) == 0 {
+		errs.add(compileErr(p, nil, "want at least one value"))
+	}
+	texts := make([]string, 0, len(vals))
+	for _, x := range vals {
+		t, ok := selectorText(x, numeric)
+		if !ok {
+			errs.add(compileErr(p, nil, "want %s, got %s", want, show(v)))
+			return cell.Selector{Axis: name}
+		}
+		texts = append(texts, t)
+	}
+	s, err := cell.NewSelector(name, texts...)
+	if err != nil {
+		errs.add(compileErr(p, nil, "%v", err))
+		return cell.Selector{Axis: name}
+	}
+	if name == cell.Confirm {
+		for _, pat := range s.Patterns {
+			if !slices.ContainsFunc(ConfirmModes, pat.Match) {
+				errs.add(compileErr(p, nil, "want one of %s, got %q", strings.Join(ConfirmModes, ", "), pat))
+				break
+			}
+		}
+	}
+	return s
+}
+
+// selectorText is a selector value as a pattern: a non-empty string, or
+// on a numeric axis a number (formatted as the cell formats it) or a
+// string that is a number or has a wildcard.
+func selectorText(x any, numeric bool) (string, bool) {
+	if !numeric {
+		s, ok := x.(string)
+		return s, ok && s != ""
+	}
+	if s, ok := x.(string); ok {
+		if _, err := strconv.ParseFloat(s, 64); err == nil || strings.ContainsAny(s, `*?\`) {
+			return s, true
+		}
+		return "", false
+	}
+	n, ok := toNumber(x)
+	if !ok {
+		return "", false
+	}
+	return cell.FormatFloat(n.f), true
 }
 
 // effective returns the rules for cell c: the base with every applicable

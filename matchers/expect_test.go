@@ -21,10 +21,14 @@ func expect(t *testing.T, s string) *Expectation {
 	return e
 }
 
+// call is a call with args decoded as the engine decodes them (numbers
+// as json.Number).
 func call(tool, args string) Call {
 	var m map[string]any
 	if args != "" {
-		if err := json.Unmarshal([]byte(args), &m); err != nil {
+		dec := json.NewDecoder(strings.NewReader(args))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
 			panic(err)
 		}
 	}

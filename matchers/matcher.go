@@ -2,6 +2,7 @@ package matchers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -466,11 +467,11 @@ func toNumber(v any) (number, bool) {
 			f, _ := new(big.Float).SetInt(i).Float64()
 			return number{f: f, big: i}, true
 		}
-		f, err := n.Float64()
-		if err != nil {
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return number{}, false
 		}
-		return number{f: f}, true
+		return number{f: f}, true // beyond float64's range: ±Inf
 	}
 	return number{}, false
 }
@@ -532,6 +533,8 @@ func show(v any) string {
 		return strconv.Quote(truncate(x, 80))
 	case bool:
 		return strconv.FormatBool(x)
+	case json.Number:
+		return truncate(string(x), 80) // as the model wrote it: 10.0, not 10
 	}
 	if n, ok := toNumber(v); ok {
 		return n.String()
@@ -648,7 +651,7 @@ func (n numLit) match(_ *mctx, v any, present bool) *mismatch {
 		}
 	}
 	m := miss(n.describe(), v, present)
-	if n.n.big != nil {
+	if _, text := v.(json.Number); n.n.big != nil && !text {
 		m.msg += " (model arguments are JSON numbers, exact only up to 2^53: write the value as a string or use $approx)"
 	}
 	return m

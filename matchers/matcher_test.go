@@ -19,8 +19,13 @@ func y(t testing.TB, s string) any {
 	return v
 }
 
-// j decodes JSON the way the engine decodes model arguments.
-func j(t testing.TB, s string) any {
+// j decodes JSON the way the engine decodes model arguments: numbers
+// keep their text (json.Number).
+func j(t testing.TB, s string) any { t.Helper(); return jn(t, s) }
+
+// jf decodes JSON with numbers as float64, as a backend that decodes the
+// model's arguments itself (Ollama's) hands them over.
+func jf(t testing.TB, s string) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
@@ -46,7 +51,8 @@ func TestMatch(t *testing.T) {
 		{`"5"`, `5`, false, `want "5", got 5`},
 		{`0.1`, `0.1`, true, ""},
 		{`-0`, `0`, true, ""},
-		{`9007199254740993`, `9007199254740993`, false, ""}, // JSON float64 rounds to ...992
+		{`9007199254740993`, `9007199254740993`, true, ""}, // json.Number keeps it exact
+		{`9007199254740993`, `9007199254740992`, false, "want 9007199254740993, got 9007199254740992"},
 		{`9007199254740992`, `9007199254740992`, true, ""},
 		{`1e300`, `1e300`, true, ""},
 		{`hello`, `"hello"`, true, ""},

@@ -2,7 +2,6 @@ package matchers
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -61,8 +60,37 @@ func FindTextCalls(t Trace) []TextCall {
 // echo of the executed call, not a lost one.
 func parsedToo(calls []Call, turn int, f textcall.Found) bool {
 	return slices.ContainsFunc(calls, func(c Call) bool {
-		return c.Turn == turn && c.Tool == f.Tool && reflect.DeepEqual(c.Args, f.Args)
+		return c.Turn == turn && c.Tool == f.Tool && sameValue(c.Args, f.Args)
 	})
+}
+
+// sameValue reports whether two decoded JSON values are equal, numbers
+// by value whatever their Go type: the executed call's arguments hold
+// json.Number (the model's text), the markup's float64.
+func sameValue(a, b any) bool {
+	if x, ok := toNumber(a); ok {
+		y, ok := toNumber(b)
+		return ok && x.equal(y)
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, e := range x {
+			if f, has := y[k]; !has || !sameValue(e, f) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, sameValue)
+	case nil, bool, string:
+		return a == b
+	}
+	return false
 }
 
 // textCallReason returns the unparsed_call reason for calls, or false when

@@ -1,5 +1,7 @@
 package matchers
 
+import "github.com/toolward/toolward/engine/cell"
+
 // This file holds the contract between the engine and the scorer: the
 // shapes of an executed trace, the matrix cell that produced it, and the
 // verdict. The engine converts its richer run record into a Trace; the
@@ -9,9 +11,11 @@ package matchers
 type Call struct {
 	// Tool is the name the model asked for.
 	Tool string
-	// Args is the decoded JSON argument object (map[string]any with
-	// float64/json.Number-free values as produced by encoding/json with
-	// UseNumber off, i.e. numbers are float64). Nil when Malformed.
+	// Args is the decoded JSON argument object: map[string]any, []any,
+	// string, bool, nil and numbers. The engine decodes with UseNumber,
+	// so numbers are json.Number holding the model's text (10.0 stays
+	// 10.0, for $int); float64 and the integer types are accepted too and
+	// compare by value. Nil when Malformed.
 	Args map[string]any
 	// Malformed is set when the model's arguments were not a JSON object.
 	Malformed bool
@@ -52,16 +56,11 @@ type TextCall struct {
 	Args   map[string]any `json:"args"`
 }
 
-// Cell names the matrix cell a run belongs to; `when` overrides in a case
-// select on these fields. The zero value of a field matches only a `when`
-// entry that does not name that field.
-type Cell struct {
-	Model        string
-	Temperature  float64
-	Tools        string // tool subset name, e.g. "needed", "n16", "all"
-	Confirm      string // "auto", "approve", "deny"
-	Descriptions string // description set name, "default" for the server's own
-}
+// Cell names the matrix cell a run belongs to (package engine/cell holds
+// the one definition and the table of its axes); `when` overrides in a
+// case select on its scoring axes (cell.ScoringNames). The zero value of
+// a field matches only a `when` entry that does not name that field.
+type Cell = cell.Cell
 
 // Reason codes a failing verdict may carry. The engine adds its own
 // (max_iterations) when the loop, not the scorer, decides the failure.

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/schema"
@@ -39,18 +42,6 @@ type Output struct {
 	// OutOfTurns is set when MaxIterations turns passed without a reply
 	// free of tool calls.
 	OutOfTurns bool
-}
-
-// cellKey is the cell as the backend's replay key spells it.
-func cellKey(c record.Cell) map[string]string {
-	return map[string]string{
-		"model":        c.Model,
-		"seed":         strconv.Itoa(c.Seed),
-		"temperature":  plan.FormatFloat(c.Temperature),
-		"tools":        c.Tools,
-		"confirm":      c.Confirm,
-		"descriptions": c.Descriptions,
-	}
 }
 
 // Messages builds the conversation's opening messages from a case.
@@ -90,7 +81,7 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		Tools:       in.Tools,
 		Seed:        in.Cell.Seed,
 		Temperature: in.Cell.Temperature,
-		Key:         backend.Key{Case: in.Case.ID, Cell: cellKey(in.Cell)},
+		Key:         backend.Key{Case: in.Case.ID, Cell: in.Cell.Values()},
 	}
 	for turn := 0; turn < maxIter; turn++ {
 		if err := ctx.Err(); err != nil {
@@ -139,12 +130,12 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 
 func doCall(ctx context.Context, tools Caller, in Input, offered map[string]bool, turn int, tc backend.ToolCall) (record.Call, error) {
 	call := record.Call{Turn: turn, Tool: tc.Name}
-	args, ok := decodeArgs(tc.Arguments)
-	if !ok {
+	args, err := decodeArgs(tc.Arguments)
+	if err != nil {
 		call.Malformed = true
 		call.RawArgs = string(tc.Arguments)
 		call.IsError = true
-		call.Result = fmt.Sprintf("Error: the arguments for %s must be a JSON object, got: %s", tc.Name, truncate(call.RawArgs, 200))
+		call.Result = fmt.Sprintf("Error: the arguments for %s %v, got: %s", tc.Name, err, truncate(call.RawArgs, 200))
 		return call, nil
 	}
 	call.Args = args
@@ -171,20 +162,60 @@ func doCall(ctx context.Context, tools Caller, in Input, offered map[string]bool
 	return call, nil
 }
 
+// errNotObject is decodeArgs' complaint about arguments that are not one
+// JSON object.
+var errNotObject = errors.New("must be a JSON object")
+
 // decodeArgs decodes a JSON object; empty or null arguments are {}.
-func decodeArgs(raw json.RawMessage) (map[string]any, bool) {
+// Numbers are kept as json.Number, the text the model wrote, so that a
+// scorer can tell 10.0 from 10 and a record keeps what was sent; a number
+// too large for a float64 (1e400) makes the arguments malformed, as no
+// tool could read it.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
-		return map[string]any{}, true
+		return map[string]any{}, nil
 	}
 	if t[0] != '{' {
-		return nil, false
+		return nil, errNotObject
 	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
 	var m map[string]any
-	if err := json.Unmarshal(t, &m); err != nil {
-		return nil, false
+	if err := dec.Decode(&m); err != nil {
+		return nil, errNotObject
 	}
-	return m, true
+	if _, err := dec.Token(); err != io.EOF { // anything after the object
+		return nil, errNotObject
+	}
+	if n, ok := outOfRange(m); ok {
+		return nil, fmt.Errorf("hold a number out of range (%s)", truncate(string(n), 40))
+	}
+	return m, nil
+}
+
+// outOfRange returns the first number inside v that a float64 cannot
+// hold.
+func outOfRange(v any) (json.Number, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			return x, true
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) { // the same number every time
+			if n, ok := outOfRange(x[k]); ok {
+				return n, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if n, ok := outOfRange(e); ok {
+				return n, true
+			}
+		}
+	}
+	return "", false
 }
 
 func truncate(s string, n int) string {

@@ -77,7 +77,7 @@ func TestLoop(t *testing.T) {
 	if len(cs) != 4 || len(tl.calls) != 2 {
 		t.Fatalf("calls = %+v, server saw %v", cs, tl.calls)
 	}
-	if cs[0].Args["a"] != 2.0 || cs[0].Confirm != "approved" || cs[0].Result != "result of add" {
+	if cs[0].Args["a"] != json.Number("2") || cs[0].Confirm != "approved" || cs[0].Result != "result of add" {
 		t.Errorf("call 0 = %+v", cs[0])
 	}
 	if !cs[1].NotOffered || !cs[1].IsError || cs[1].Result == "" {

@@ -13,6 +13,10 @@
 //     a JSON object, is not sent to the server; the model gets an error
 //     result explaining why, and the call is recorded (NotOffered,
 //     Malformed with RawArgs). Empty or null arguments count as {}.
+//     Numbers in the arguments stay json.Number, the text the model
+//     wrote, all the way to the scorer and runs.jsonl, so an integer
+//     matcher can reject 10.0; a number no float64 can hold (1e400)
+//     makes the call malformed.
 //  4. After MaxIterations model turns without a final answer, the run
 //     stops with OutOfTurns set (the engine fails it with max_iterations).
 //

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -30,8 +31,8 @@ func goldenRecord() *Record {
 				{ToolCalls: 1, Tokens: Tokens{In: 20, Out: 6}, Latency: 8},
 			},
 			Calls: []Call{
-				{Turn: 0, Tool: "query_database", Args: map[string]any{"sql": "SELECT 1"}, Result: "1", Structured: map[string]any{"rows": 1.0}, Latency: 3},
-				{Turn: 1, Tool: "update_salary", Args: map[string]any{"id": 7.0}, Confirm: "denied", Elicitations: []string{"decline"}, Result: "the user declined", IsError: true, Latency: 1},
+				{Turn: 0, Tool: "query_database", Args: map[string]any{"sql": "SELECT 1"}, Result: "1", Structured: map[string]any{"rows": json.Number("1")}, Latency: 3},
+				{Turn: 1, Tool: "update_salary", Args: map[string]any{"id": json.Number("7")}, Confirm: "denied", Elicitations: []string{"decline"}, Result: "the user declined", IsError: true, Latency: 1},
 				{Turn: 1, Tool: "calculate", RawArgs: "not json", Malformed: true, Result: "bad arguments", IsError: true},
 				{Turn: 1, Tool: "nope", NotOffered: true, Result: "unknown tool", IsError: true},
 			},

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -97,7 +98,7 @@ func TestHugeAnswerStoredOnceAndClipped(t *testing.T) {
 	if got.Trace.Turns[1].Content != a {
 		t.Error("the final turn's content was not restored from the answer")
 	}
-	if got.Trace.Calls[0].Args["n"] != 1.0 || got.Trace.Calls[0].Args["nested"].([]any)[0] != "short" {
+	if got.Trace.Calls[0].Args["n"] != json.Number("1") || got.Trace.Calls[0].Args["nested"].([]any)[0] != "short" {
 		t.Errorf("short argument values changed: %v", got.Trace.Calls[0].Args)
 	}
 }

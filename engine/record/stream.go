@@ -80,7 +80,7 @@ func (r *Reader) Scan() bool {
 
 // decode parses one line into r.rec, or sets r.err.
 func (r *Reader) decode(b []byte) {
-	if err := json.Unmarshal(b, &r.rec); err != nil {
+	if err := unmarshalNumbers(b, &r.rec); err != nil {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
 	} else if r.rec.ID == "" {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: errors.New("no run id")}
@@ -90,6 +90,26 @@ func (r *Reader) decode(b []byte) {
 		r.rec.restoreAnswer()
 		r.rec.upgrade()
 	}
+}
+
+// unmarshalNumbers is json.Unmarshal keeping numbers inside untyped
+// values (a call's arguments) as json.Number, as the agent decoded them,
+// so that a re-score sees 10.0 where the live run did. A bad line gets
+// json.Unmarshal's error.
+func unmarshalNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, end := dec.Token(); end == io.EOF {
+			return nil
+		}
+		err = errors.New("data after the record")
+	}
+	if uerr := json.Unmarshal(b, v); uerr != nil {
+		return uerr // the message json.Unmarshal gives
+	}
+	return err
 }
 
 // readLine reads the next line without its newline. n is the line's full

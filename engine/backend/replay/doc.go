@@ -30,9 +30,11 @@
 // schema.MaxCassetteFileSize (64 MiB) or a path naming a device. `toolward
 // validate` checks the cassettes of a replay config the same way, and
 // that each answers for one of the config's cases. arguments is any YAML
-// value and becomes JSON with its key order kept, so a non-object (a
-// string, a list) exercises malformed calls; raw_arguments is sent
-// verbatim, even when it is not valid JSON. A call without either sends {}.
+// value and becomes JSON with its key order and number text kept (a
+// cassette's 10.0 is replayed as 10.0, which an integer matcher rejects
+// as it would a model's), so a non-object (a string, a list) exercises
+// malformed calls; raw_arguments is sent verbatim, even when it is not
+// valid JSON. A call without either sends {}.
 //
 // # Selectors
 //

@@ -49,13 +49,14 @@ func compile(t *testing.T, c *Case) *matchers.Expectation {
 
 // bfclTrace turns a BFCL-shaped model output, a JSON list of
 // {function name: arguments}, into the trace the scorer sees, decoding
-// arguments as the agent does (numbers become float64).
+// arguments as the agent does (numbers keep their text, json.Number).
 func bfclTrace(t *testing.T, c *Case, output string) matchers.Trace {
-	return decodeTrace(t, c, output, false)
+	return decodeTrace(t, c, output, true)
 }
 
-// decodeTrace is bfclTrace; with numberText, numbers keep their JSON
-// text (json.Number).
+// decodeTrace is bfclTrace; without numberText, numbers become float64,
+// as they reach toolward through Ollama's native API, which re-encodes
+// the model's arguments.
 func decodeTrace(t *testing.T, c *Case, output string, numberText bool) matchers.Trace {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader([]byte(output)))
@@ -95,10 +96,9 @@ func TestVerdictsAgreeWithBFCL(t *testing.T) {
 		{"simple_python_0", `[{"calculate_triangle_area": {"base": 10, "height": 5, "unit": "Units"}}]`, true, "", "strings compare lower-cased"},
 		{"simple_python_0", `[{"calculate_triangle_area": {"base": 10, "height": 5, "unit": ""}}]`, true, "", `"" is also a listed string value`},
 		{"simple_python_0", `[{"calculate_triangle_area": {"base": 10.5, "height": 5}}]`, false, "wrong_args", "an integer parameter rejects 10.5"},
-		// Deliberate difference (docs/bfcl.md): decoded into float64, 10.0
-		// is the integer 10; TestIntegerRejectsFloatText shows $int
-		// rejecting it where the number text is kept.
-		{"simple_python_0", `[{"calculate_triangle_area": {"base": 10.0, "height": 5}}]`, true, "", "BFCL rejects 10.0; float64 arguments cannot tell"},
+		{"simple_python_0", `[{"calculate_triangle_area": {"base": 10.0, "height": 5}}]`, false, "wrong_args", "an integer parameter rejects 10.0"},
+		{"simple_python_0", `[{"calculate_triangle_area": {"base": 1e1, "height": 5}}]`, false, "wrong_args", "an integer parameter rejects 1e1 (a float to json.loads)"},
+		{"simple_python_0", `[{"calculate_triangle_area": {"base": 10, "height": 5.0}}]`, false, "wrong_args", "an integer parameter rejects 5.0"},
 		{"simple_python_0", `[{"calculate_triangle_area": {"base": "10", "height": 5}}]`, false, "wrong_args", `an integer parameter rejects "10"`},
 		{"simple_python_0", `[{"calculate_triangle_area": {"base": true, "height": 5}}]`, false, "wrong_args", "a bool is never an int"},
 		{"simple_python_0", `[{"calculate_triangle_area": {"base": 11, "height": 5}}]`, false, "wrong_args", "a value not listed"},
@@ -213,17 +213,22 @@ func goldenOutput(c *Case) []map[string]any {
 	return out
 }
 
-// With the number text kept, as BFCL's json.loads keeps int and float
-// apart, an integer parameter rejects 10.0.
+// The agent keeps the number text, as BFCL's json.loads keeps int and
+// float apart, so an integer parameter rejects 10.0 and says so. The one
+// gap (docs/bfcl.md): arguments that reach toolward as float64, through
+// Ollama's native API, which re-encodes them, cannot tell 10.0 from 10.
 func TestIntegerRejectsFloatText(t *testing.T) {
 	c := suite(t)["simple_python_0"]
 	e := compile(t, c)
-	if vd := e.Score(decodeTrace(t, c, `[{"calculate_triangle_area": {"base": 10.0, "height": 5}}]`, true), cell); vd.Pass {
+	if vd := e.Score(bfclTrace(t, c, `[{"calculate_triangle_area": {"base": 10.0, "height": 5}}]`), cell); vd.Pass {
 		t.Error("10.0 accepted for an integer parameter")
 	} else if !strings.Contains(vd.Reasons[0].Detail, "want integer 10, got 10.0") {
 		t.Errorf("reason %v", vd.Reasons)
 	}
-	if vd := e.Score(decodeTrace(t, c, `[{"calculate_triangle_area": {"base": 10, "height": 5}}]`, true), cell); !vd.Pass {
+	if vd := e.Score(bfclTrace(t, c, `[{"calculate_triangle_area": {"base": 10, "height": 5}}]`), cell); !vd.Pass {
 		t.Errorf("10 rejected: %v", vd.Reasons)
+	}
+	if vd := e.Score(decodeTrace(t, c, `[{"calculate_triangle_area": {"base": 10.0, "height": 5}}]`, false), cell); !vd.Pass {
+		t.Errorf("float64 10.0 (Ollama native) rejected: %v", vd.Reasons)
 	}
 }
