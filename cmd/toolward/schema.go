@@ -12,13 +12,14 @@ func init() {
 	register(&command{name: "schema", summary: "print the CUE schema, or a JSON Schema for case files", run: runSchema})
 }
 
-const schemaUsage = `usage: toolward schema [--jsonschema]
+const schemaUsage = `usage: toolward schema [--jsonschema [--cassette]]
 
 Prints the CUE schema embedded in toolward (#Case, #Matcher, #Config).
 With --jsonschema, prints a JSON Schema (draft-07) for case files instead,
 for editors: put
     # yaml-language-server: $schema=<path or URL of that file>
-at the top of a case file.
+at the top of a case file. With --cassette as well, the JSON Schema of
+replay cassette files.
 `
 
 func runSchema(args []string, stdout, stderr io.Writer) int {
@@ -26,6 +27,7 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, schemaUsage) }
 	js := fs.Bool("jsonschema", false, "print a JSON Schema (draft-07) for case files")
+	cassette := fs.Bool("cassette", false, "with --jsonschema: the JSON Schema of cassette files")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -36,10 +38,17 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward schema: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
+	if *cassette && !*js {
+		fmt.Fprintln(stderr, "toolward schema: --cassette goes with --jsonschema")
+		return 2
+	}
 	var out []byte
-	if *js {
+	switch {
+	case *js && *cassette:
+		out = schema.CassetteJSONSchema()
+	case *js:
 		out = schema.CaseJSONSchema()
-	} else {
+	default:
 		out = schema.Source()
 	}
 	if _, err := stdout.Write(out); err != nil {
