@@ -75,8 +75,10 @@
 // matcher on the final answer string).
 //
 // `when` is a list of overrides. Each entry names selectors (model,
-// temperature, tools, confirm, descriptions; a string/number or a list of
-// them, any of which selects) and overrides (calls, order, strict_args,
+// temperature, tools, confirm, descriptions: the scoring axes of package
+// engine/cell; a string/number or a list of them, any of which selects, in
+// the selector language of engine/cell shared with `--filter` and
+// cassettes: globs with * ? and \ escapes, temperatures by value) and overrides (calls, order, strict_args,
 // forbid, max_calls, min_calls, no_calls, answer). Every entry whose selectors all
 // match the run's Cell applies, in order; later entries win. An entry that
 // sets no_calls: true without calls drops the inherited calls, and one

@@ -17,11 +17,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/matchers"
 )
 
-// CassetteAxes are the cell axes a cassette's `when` selector may name.
-var CassetteAxes = []string{"model", "seed", "temperature", "tools", "confirm", "descriptions"}
+// CassetteAxes are the cell axes a cassette's `when` selector may name:
+// every axis of package engine/cell.
+var CassetteAxes = cell.Names()
 
 // Cassette is one cassette document: the scripted model replies for one
 // case (engine/backend/replay documents the format and replays it).
@@ -293,13 +295,24 @@ func (p *cassetteParser) patterns(n *yaml.Node, path []any) []string {
 			p.errf(v, el, "want a value or a glob")
 			continue
 		}
-		if strings.HasSuffix(strings.ReplaceAll(v.Value, `\\`, ""), `\`) {
-			p.errf(v, el, "pattern %q ends in a lone backslash", v.Value)
+		if _, err := cell.Compile(v.Value, numericAxis(path)); err != nil {
+			p.errf(v, el, "%v", err)
 			continue
 		}
 		out = append(out, v.Value)
 	}
 	return out
+}
+
+// numericAxis reports whether the selector at path (…, "when", axis)
+// is of a numeric axis.
+func numericAxis(path []any) bool {
+	if len(path) == 0 {
+		return false
+	}
+	name, _ := path[len(path)-1].(string)
+	a := cell.Lookup(name)
+	return a != nil && a.Numeric
 }
 
 // turnFields are the fields of a turn.

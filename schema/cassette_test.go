@@ -29,6 +29,7 @@ func TestParseCassettesErrors(t *testing.T) {
 		{"bad tokens", "case: x\nruns:\n  - turns:\n      - {content: a, tokens: {in: many}}\n", `x.yaml:4:35: runs[0].turns[0].tokens.in: want a number`},
 		{"empty case id", "case: ''\nruns: [{turns: [{content: a}]}]\n", `x.yaml:1:7: case: want a case id, got an empty string`},
 		{"lone backslash", "case: x\nruns: [{when: {model: 'a\\'}, turns: [{content: a}]}]\n", `x.yaml:2:23: runs[0].when.model: pattern "a\\" ends in a lone backslash`},
+		{"seed not a number", "case: x\nruns: [{when: {seed: one}, turns: [{content: a}]}]\n", `x.yaml:2:22: runs[0].when.seed: pattern "one": want a number or a glob (the axis holds numbers)`},
 		{"syntax", "case: x\nruns: [\n", "x.yaml:3:1: YAML syntax: did not find expected node content"},
 		{"tab indent", "case: x\nruns:\n\t- turns: []\n", "x.yaml:3:1: YAML syntax: found character that cannot start any token (this line is indented with a tab"},
 		{"not a mapping", "- a\n", "x.yaml:1:1: want a cassette (a mapping of case, runs)"},

@@ -61,7 +61,7 @@ type Request struct {
 // Key identifies one turn of one run.
 type Key struct {
 	Case string            // case id
-	Cell map[string]string // axis name -> value, e.g. {"model": "qwen3:0.6b", "confirm": "deny", "seed": "1"}
+	Cell map[string]string // axis name -> value as package engine/cell formats it (cell.Cell.Values), e.g. {"model": "qwen3:0.6b", "confirm": "deny", "seed": "1"}
 	Turn int               // 0-based model turn within the run
 }
 

@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report"
 	"github.com/toolward/toolward/engine/report/stats"
+	"github.com/toolward/toolward/engine/results"
 )
 
 // Result is the comparison of a base and a new result directory.
@@ -314,52 +316,61 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 }
 
 func sortChanges(cs []Change) {
-	slices.SortFunc(cs, func(a, b Change) int {
-		x, y := a.Cell, b.Cell
-		return cmp.Or(cmp.Compare(a.Case, b.Case), cmp.Compare(x.Model, y.Model), cmp.Compare(x.Temperature, y.Temperature),
-			cmp.Compare(x.Tools, y.Tools), cmp.Compare(x.Confirm, y.Confirm), cmp.Compare(x.Descriptions, y.Descriptions), cmp.Compare(x.Seed, y.Seed))
-	})
+	slices.SortFunc(cs, func(a, b Change) int { return compareKeys(key{a.Case, a.Cell}, key{b.Case, b.Cell}) })
 }
 
-// load streams dir/runs.jsonl into a map by pairing key; the last record of
-// a key wins. Bad lines become warnings.
+// order is the axis order of listed runs: the report's cell, then the
+// seed; each axis orders its values as package engine/cell says.
+var order = []string{cell.Model, cell.Temperature, cell.Tools, cell.Confirm, cell.Descriptions, cell.Seed}
+
+// compareKeys orders runs by case, then cell (in order).
+func compareKeys(x, y key) int {
+	return cmp.Or(cmp.Compare(x.Case, y.Case), cell.Compare(x.Cell, y.Cell, order...))
+}
+
+// load reads dir/runs.jsonl into a map by pairing key, one record per
+// run by the rule of results.Runs (its first pass or fail record, else
+// its first other one). Bad lines become warnings.
 func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("diff: %s is a file; give the result directory that holds runs.jsonl", dir)
 	}
 	path := filepath.Join(dir, "runs.jsonl")
-	f, err := os.Open(path)
-	if err != nil {
+	if err := results.CheckRuns(dir); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	defer f.Close()
 	out := map[key]entry{}
-	rd := record.NewReader(f, path)
-	for rd.Scan() {
-		rec, err := rd.Record()
-		if err != nil {
-			side.BadLines++
-			if side.BadLines <= 5 {
-				*warnings = append(*warnings, "skipped "+err.Error())
-			}
-			continue
-		}
-		cell := rec.Cell
-		cell.ToolCount = 0
+	st, err := results.Runs(func(rec *record.Record) error {
 		e := entry{id: rec.ID, outcome: rec.Outcome, reasons: report.ReasonCodes(rec.Reasons)}
 		switch e.outcome {
 		case record.Pass, record.Fail:
 		default:
 			e.outcome = record.Error
 		}
-		out[key{rec.Case, cell}] = e
-	}
-	if err := rd.Err(); err != nil {
+		out[keyOf(rec)] = e
+		return nil
+	}, dir)
+	if err != nil {
 		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
+	}
+	side.BadLines = st.BadLines
+	for i, e := range st.Bad {
+		if i == 5 {
+			break
+		}
+		*warnings = append(*warnings, "skipped "+e.Error())
 	}
 	side.Runs = len(out)
 	if side.BadLines > 5 {
 		*warnings = append(*warnings, fmt.Sprintf("%d more bad lines in %s", side.BadLines-5, path))
 	}
 	return out, nil
+}
+
+// keyOf pairs runs across directories: the case and the cell without the
+// tool count (which a server change may move).
+func keyOf(rec *record.Record) key {
+	c := rec.Cell
+	c.ToolCount = 0
+	return key{rec.Case, c}
 }

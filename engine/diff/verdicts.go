@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -145,38 +144,23 @@ func why(b, n judged, sameIDs bool) string {
 	return WhyJudgedAgain
 }
 
-func compareKeys(x, y key) int {
-	a, b := x.Cell, y.Cell
-	return cmp.Or(cmp.Compare(x.Case, y.Case), cmp.Compare(a.Model, b.Model), cmp.Compare(a.Temperature, b.Temperature),
-		cmp.Compare(a.Tools, b.Tools), cmp.Compare(a.Confirm, b.Confirm), cmp.Compare(a.Descriptions, b.Descriptions), cmp.Compare(a.Seed, b.Seed))
-}
-
-// loadJudged reads the pass and fail records of dir/runs.jsonl by key.
+// loadJudged reads the pass and fail records of dir/runs.jsonl by key:
+// the records results.Runs chooses that are verdicts.
 func loadJudged(dir string) (map[key]judged, error) {
 	path := filepath.Join(dir, "runs.jsonl")
-	f, err := os.Open(path)
-	if err != nil {
+	if err := results.CheckRuns(dir); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	defer f.Close()
 	out := map[key]judged{}
-	rd := record.NewReader(f, path)
-	for rd.Scan() {
-		rec, err := rd.Record()
-		if err != nil {
-			continue
-		}
-		cell := rec.Cell
-		cell.ToolCount = 0
-		k := key{rec.Case, cell}
+	_, err := results.Runs(func(rec *record.Record) error {
 		if rec.Outcome != record.Pass && rec.Outcome != record.Fail {
-			delete(out, k) // the last record of a key wins, as in load
-			continue
+			return nil
 		}
-		out[k] = judged{id: rec.ID, started: rec.Started, reasons: rec.Reasons,
+		out[keyOf(rec)] = judged{id: rec.ID, started: rec.Started, reasons: rec.Reasons,
 			verdict: Verdict{Outcome: rec.Outcome, Reasons: report.ReasonCodes(rec.Reasons), Rules: rec.Rules}}
-	}
-	if err := rd.Err(); err != nil {
+		return nil
+	}, dir)
+	if err != nil {
 		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
 	}
 	return out, nil

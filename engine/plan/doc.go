@@ -12,8 +12,10 @@
 //
 //  1. New builds a Plan from a config and its loaded cases; memory is
 //     proportional to the sum of the axis lengths, not their product.
-//  2. Filter narrows axes (case id, tag, model, seed, …) by glob; the
-//     result is again a lazy product.
+//  2. Filter narrows axes (case id, tag, model, seed, …) by patterns of
+//     the selector language of package engine/cell, the one cassettes and
+//     case `when` entries use; the result is again a lazy product. Axis
+//     values are formatted by engine/cell's table, in ids as in filters.
 //  3. Shard selects a contiguous, deterministic 1/n slice of the indexes.
 //  4. Run(i) decodes index i into a Run whose ID is a hash of the case id,
 //     its run digest (schema.RunDigest: prompt, system, messages, needs,

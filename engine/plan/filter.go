@@ -3,9 +3,9 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -13,9 +13,12 @@ import (
 //
 // Keys are the axis names (model, case, seed, temperature, tools, confirm,
 // descriptions) and tag, which keeps the cases carrying a matching tag.
-// Globs use * (any run of characters, '/' included) and ? (one character).
-// Filters on different keys AND together; several filters on the same key
-// OR together (see Merge).
+// Globs are patterns of the one selector language (package engine/cell),
+// matched against the value as ids and cassettes spell it: * (any run of
+// characters, '/' included), ? (one character), \ (the next character
+// literally), and on seed and temperature numbers compare by value
+// ("temperature=0.70" keeps 0.7). Filters on different keys AND
+// together; several filters on the same key OR together (see Merge).
 type Filter struct {
 	Key   string
 	Globs []string
@@ -34,8 +37,15 @@ func ParseFilter(s string) (Filter, error) {
 	if k != "tag" && !slices.Contains(AxisNames, k) {
 		return Filter{}, fmt.Errorf("filter %q: unknown key %q (want one of %s, tag)", s, k, strings.Join(AxisNames, ", "))
 	}
-	return Filter{Key: k, Globs: []string{v}}, nil
+	f := Filter{Key: k, Globs: []string{v}}
+	if _, err := f.selector(); err != nil {
+		return Filter{}, fmt.Errorf("filter %q: %w", s, err)
+	}
+	return f, nil
 }
+
+// selector compiles the filter's globs.
+func (f Filter) selector() (cell.Selector, error) { return cell.NewSelector(f.Key, f.Globs...) }
 
 // String is the inverse of ParseFilter (alternatives joined by '|').
 func (f Filter) String() string { return f.Key + "=" + strings.Join(f.Globs, "|") }
@@ -63,42 +73,13 @@ func Merge(fs []Filter) []Filter {
 func (p *Plan) Filter(fs []Filter) (*Plan, error) {
 	q := *p
 	for _, f := range Merge(fs) {
-		match := func(s string) bool {
-			for _, g := range f.Globs {
-				if Glob(g, s) {
-					return true
-				}
-			}
-			return false
+		sel, err := f.selector()
+		if err != nil {
+			return nil, fmt.Errorf("filter %s: %w", f, err)
 		}
-		var n int
-		switch f.Key {
-		case AxisModel:
-			q.models = keep(q.models, match)
-			n = len(q.models)
-		case AxisCase:
-			q.cases = keep(q.cases, func(c *schema.Case) bool { return match(c.ID) })
-			n = len(q.cases)
-		case "tag":
-			q.cases = keep(q.cases, func(c *schema.Case) bool { return slices.ContainsFunc(c.Tags, match) })
-			n = len(q.cases)
-		case AxisSeed:
-			q.seeds = keep(q.seeds, func(v int) bool { return match(strconv.Itoa(v)) })
-			n = len(q.seeds)
-		case AxisTemperature:
-			q.temps = keep(q.temps, func(v float64) bool { return match(FormatFloat(v)) })
-			n = len(q.temps)
-		case AxisTools:
-			q.tools = keep(q.tools, func(v schema.ToolSubset) bool { return match(v.Name) })
-			n = len(q.tools)
-		case AxisConfirm:
-			q.confirm = keep(q.confirm, match)
-			n = len(q.confirm)
-		case AxisDescriptions:
-			q.descs = keep(q.descs, match)
-			n = len(q.descs)
-		default:
-			return nil, fmt.Errorf("filter %s: unknown key %q", f, f.Key)
+		n, err := q.narrow(&sel)
+		if err != nil {
+			return nil, fmt.Errorf("filter %s: %w", f, err)
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("filter %s matches nothing; the %s values are: %s", f, f.Key, p.values(f.Key))
@@ -108,6 +89,43 @@ func (p *Plan) Filter(fs []Filter) (*Plan, error) {
 		return nil, err
 	}
 	return &q, nil
+}
+
+// narrow keeps the values of the selector's axis that it matches (for
+// "tag", the cases with a matching tag) and returns how many are left.
+func (p *Plan) narrow(sel *cell.Selector) (int, error) {
+	if sel.Axis == "tag" {
+		p.cases = keep(p.cases, func(c *schema.Case) bool { return slices.ContainsFunc(c.Tags, sel.Match) })
+		return len(p.cases), nil
+	}
+	vals := p.formatted(sel.Axis)
+	if vals == nil {
+		return 0, fmt.Errorf("unknown key %q", sel.Axis)
+	}
+	mask := make([]bool, len(vals))
+	n := 0
+	for i, v := range vals {
+		if mask[i] = sel.Match(v); mask[i] {
+			n++
+		}
+	}
+	switch sel.Axis {
+	case AxisModel:
+		p.models = keepMask(p.models, mask)
+	case AxisCase:
+		p.cases = keepMask(p.cases, mask)
+	case AxisSeed:
+		p.seeds = keepMask(p.seeds, mask)
+	case AxisTemperature:
+		p.temps = keepMask(p.temps, mask)
+	case AxisTools:
+		p.tools = keepMask(p.tools, mask)
+	case AxisConfirm:
+		p.confirm = keepMask(p.confirm, mask)
+	case AxisDescriptions:
+		p.descs = keepMask(p.descs, mask)
+	}
+	return n, nil
 }
 
 // values lists the plan's values on a filter key, for error messages.
@@ -136,6 +154,17 @@ func (p *Plan) values(key string) string {
 	return strings.Join(vs, ", ")
 }
 
+// keepMask returns the elements of in whose mask entry is set.
+func keepMask[T any](in []T, mask []bool) []T {
+	var out []T
+	for i, v := range in {
+		if mask[i] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func keep[T any](in []T, f func(T) bool) []T {
 	var out []T
 	for _, v := range in {
@@ -144,32 +173,4 @@ func keep[T any](in []T, f func(T) bool) []T {
 		}
 	}
 	return out
-}
-
-// Glob reports whether s matches pattern, where * matches any run of
-// characters and ? any one character; everything else is literal.
-func Glob(pattern, s string) bool {
-	// Iterative matcher with single-star backtracking.
-	p, i := 0, 0
-	star, mark := -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
-			p++
-			i++
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, i
-			p++
-		case star >= 0:
-			p = star + 1
-			mark++
-			i = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
 }

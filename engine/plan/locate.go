@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"strconv"
-
 	"github.com/toolward/toolward/engine/record"
 )
 
@@ -87,25 +85,12 @@ func (l *Locator) Find(rec *record.Record) (int64, Match) {
 	return i, Found
 }
 
-// axisValue spells rec's value on the named axis as Axes does; ""
-// for an axis a record does not carry.
+// axisValue spells rec's value on the named axis as Axes does (the
+// cell's axes as package engine/cell formats them); "" for an axis a
+// record does not carry.
 func axisValue(rec *record.Record, axis string) string {
-	c := rec.Cell
-	switch axis {
-	case AxisModel:
-		return c.Model
-	case AxisCase:
+	if axis == AxisCase {
 		return rec.Case
-	case AxisSeed:
-		return strconv.Itoa(c.Seed)
-	case AxisTemperature:
-		return FormatFloat(c.Temperature)
-	case AxisTools:
-		return c.Tools
-	case AxisConfirm:
-		return c.Confirm
-	case AxisDescriptions:
-		return c.Descriptions
 	}
-	return ""
+	return rec.Cell.Value(axis)
 }

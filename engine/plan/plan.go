@@ -8,24 +8,27 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strconv"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/schema"
 )
 
 // Axis names, outermost first; Filter keys use the same names, plus "tag".
+// Every axis but the case is an axis of package engine/cell, which
+// formats, parses and orders its values.
 const (
-	AxisModel        = "model"
+	AxisModel        = cell.Model
 	AxisCase         = "case"
-	AxisSeed         = "seed"
-	AxisTemperature  = "temperature"
-	AxisTools        = "tools"
-	AxisConfirm      = "confirm"
-	AxisDescriptions = "descriptions"
+	AxisSeed         = cell.Seed
+	AxisTemperature  = cell.Temperature
+	AxisTools        = cell.Tools
+	AxisConfirm      = cell.Confirm
+	AxisDescriptions = cell.Descriptions
 )
 
-// AxisNames lists the axes from outermost to innermost.
+// AxisNames lists the axes from outermost to innermost: the scheduling
+// order, which fixes run indexes and shards (and so must not change).
 var AxisNames = []string{AxisModel, AxisCase, AxisSeed, AxisTemperature, AxisTools, AxisConfirm, AxisDescriptions}
 
 const nAxes = 7
@@ -125,11 +128,15 @@ func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 
 // encode fills parts, size and total and resets the shard window.
 func (p *Plan) encode() error {
-	p.parts[0] = make([]string, len(p.models))
-	for i, v := range p.models {
-		p.parts[0][i] = "model=" + v
+	// name=value, the value as package engine/cell formats it; the case
+	// and the tool subset carry more than their names.
+	for a, name := range AxisNames {
+		vals := p.formatted(name)
+		p.parts[a] = make([]string, len(vals))
+		for i, v := range vals {
+			p.parts[a][i] = name + "=" + v
+		}
 	}
-	p.parts[1] = make([]string, len(p.cases))
 	for i, c := range p.cases {
 		d := c.RunDigest
 		if d == "" {
@@ -137,29 +144,12 @@ func (p *Plan) encode() error {
 		}
 		p.parts[1][i] = "case=" + c.ID + "@" + d
 	}
-	p.parts[2] = make([]string, len(p.seeds))
-	for i, v := range p.seeds {
-		p.parts[2][i] = "seed=" + strconv.Itoa(v)
-	}
-	p.parts[3] = make([]string, len(p.temps))
-	for i, v := range p.temps {
-		p.parts[3][i] = "temperature=" + FormatFloat(v)
-	}
-	p.parts[4] = make([]string, len(p.tools))
 	for i, v := range p.tools {
 		b, err := json.Marshal(v) // the whole definition: n8 with another count is another cell
 		if err != nil {
 			return err
 		}
 		p.parts[4][i] = "tools=" + string(b)
-	}
-	p.parts[5] = make([]string, len(p.confirm))
-	for i, v := range p.confirm {
-		p.parts[5][i] = "confirm=" + v
-	}
-	p.parts[6] = make([]string, len(p.descs))
-	for i, v := range p.descs {
-		p.parts[6][i] = "descriptions=" + v
 	}
 	total := int64(1)
 	for a := range nAxes {
@@ -181,8 +171,8 @@ func (p *Plan) encode() error {
 }
 
 // FormatFloat formats a temperature the way ids, filters and cassettes
-// spell it: the shortest representation that round-trips ("0", "0.7").
-func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// spell it: cell.FormatFloat.
+func FormatFloat(f float64) string { return cell.FormatFloat(f) }
 
 // Len is the number of runs in the plan (after filtering and sharding).
 func (p *Plan) Len() int64 { return p.end - p.start }
@@ -207,24 +197,73 @@ type AxisCount struct {
 
 // Axes lists every axis with its values, outermost first.
 func (p *Plan) Axes() []AxisCount {
-	out := make([]AxisCount, 0, nAxes)
-	str := func(n int, f func(int) string) []string {
-		s := make([]string, n)
-		for i := range s {
-			s[i] = f(i)
-		}
-		return s
+	out := make([]AxisCount, len(AxisNames))
+	for i, name := range AxisNames {
+		out[i] = AxisCount{name, p.formatted(name)}
 	}
-	out = append(out,
-		AxisCount{AxisModel, p.models},
-		AxisCount{AxisCase, str(len(p.cases), func(i int) string { return p.cases[i].ID })},
-		AxisCount{AxisSeed, str(len(p.seeds), func(i int) string { return strconv.Itoa(p.seeds[i]) })},
-		AxisCount{AxisTemperature, str(len(p.temps), func(i int) string { return FormatFloat(p.temps[i]) })},
-		AxisCount{AxisTools, str(len(p.tools), func(i int) string { return p.tools[i].Name })},
-		AxisCount{AxisConfirm, p.confirm},
-		AxisCount{AxisDescriptions, p.descs},
-	)
 	return out
+}
+
+// formatted returns the values of the named axis as package engine/cell
+// formats them (case ids for the case axis), nil for an unknown name.
+func (p *Plan) formatted(name string) []string {
+	if name == AxisCase {
+		out := make([]string, len(p.cases))
+		for i, c := range p.cases {
+			out[i] = c.ID
+		}
+		return out
+	}
+	a := cell.Lookup(name)
+	if a == nil {
+		return nil
+	}
+	n := p.axisLen(name)
+	out := make([]string, n)
+	for i := range n {
+		out[i] = a.Format(p.cellAt(name, i))
+	}
+	return out
+}
+
+// axisLen is the number of values of a cell axis.
+func (p *Plan) axisLen(name string) int {
+	switch name {
+	case AxisModel:
+		return len(p.models)
+	case AxisSeed:
+		return len(p.seeds)
+	case AxisTemperature:
+		return len(p.temps)
+	case AxisTools:
+		return len(p.tools)
+	case AxisConfirm:
+		return len(p.confirm)
+	case AxisDescriptions:
+		return len(p.descs)
+	}
+	return 0
+}
+
+// cellAt returns a cell holding value i of the named axis (the other
+// axes zero).
+func (p *Plan) cellAt(name string, i int) cell.Cell {
+	var c cell.Cell
+	switch name {
+	case AxisModel:
+		c.Model = p.models[i]
+	case AxisSeed:
+		c.Seed = p.seeds[i]
+	case AxisTemperature:
+		c.Temperature = p.temps[i]
+	case AxisTools:
+		c.Tools = p.tools[i].Name
+	case AxisConfirm:
+		c.Confirm = p.confirm[i]
+	case AxisDescriptions:
+		c.Descriptions = p.descs[i]
+	}
+	return c
 }
 
 // Run decodes the i'th run of the plan, 0 <= i < Len(). It allocates only

@@ -13,6 +13,7 @@ package record
 import (
 	"time"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/matchers"
 )
 
@@ -70,21 +71,9 @@ type Record struct {
 	Truncated []Truncation `json:"truncated,omitempty"`
 }
 
-// Cell is the matrix cell of a run: one value per axis.
-type Cell struct {
-	Model        string  `json:"model"`
-	Seed         int     `json:"seed"`
-	Temperature  float64 `json:"temperature"`
-	Tools        string  `json:"tools"`      // subset name
-	ToolCount    int     `json:"tool_count"` // tools actually offered
-	Confirm      string  `json:"confirm"`
-	Descriptions string  `json:"descriptions"`
-}
-
-// Matchers returns the part of the cell that case `when` overrides select on.
-func (c Cell) Matchers() matchers.Cell {
-	return matchers.Cell{Model: c.Model, Temperature: c.Temperature, Tools: c.Tools, Confirm: c.Confirm, Descriptions: c.Descriptions}
-}
+// Cell is the matrix cell of a run: one value per axis. It is
+// engine/cell's Cell, whose JSON form is the record's "cell" object.
+type Cell = cell.Cell
 
 // InfraError describes an infrastructure failure: the backend, the MCP
 // server, or a timeout, as opposed to a model mistake.

@@ -239,40 +239,28 @@ func (j *rejudge) caseRules(id string) (*Rules, error) {
 	return r, nil
 }
 
-// write copies dir's records to out, judged again: first pass or fail
-// record of each run, else its first error record.
+// write copies dir's records to out, judged again: one record per run,
+// by the rule of results.Runs (its first pass or fail record, else its
+// first error record); a record of unknown outcome is counted and left
+// out.
 func (j *rejudge) write(dir, out string, res *DirResult) error {
-	scored := map[string]bool{} // ids with a pass or fail record
-	err := results.EachRecord(dir, func(rec *record.Record, err error) error {
-		if err == nil && (rec.Outcome == record.Pass || rec.Outcome == record.Fail) {
-			scored[rec.ID] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	written := map[string]bool{}
 	return results.WriteRuns(out, func(put func(*record.Record) error) error {
-		return results.EachRecord(dir, func(rec *record.Record, lineErr error) error {
-			switch {
-			case lineErr != nil:
-				res.Bad++
-				return nil
-			case !record.KnownOutcome(rec.Outcome):
+		st, err := results.Runs(func(rec *record.Record) error {
+			if !record.KnownOutcome(rec.Outcome) {
 				res.Unknown++
-				return nil
-			case written[rec.ID] || (rec.Outcome == record.Error && scored[rec.ID]):
-				res.Duplicates++
 				return nil
 			}
 			keep, err := j.judge(rec, res)
 			if err != nil || !keep {
 				return err
 			}
-			written[rec.ID] = true
 			return put(rec)
-		})
+		}, dir)
+		if st != nil {
+			res.Bad += st.BadLines
+			res.Duplicates += st.Duplicates
+		}
+		return err
 	})
 }
 

@@ -75,7 +75,7 @@ type Verdict struct {
 // matchers had no objection) unparsed_call for calls written as text,
 // then the matchers' own reasons.
 func (r *Rules) Judge(cell record.Cell, t record.Trace) Verdict {
-	v := r.Expect.Score(t.Scored(), cell.Matchers())
+	v := r.Expect.Score(t.Scored(), cell)
 	out := Verdict{Outcome: record.Pass, TextCalls: v.TextCalls}
 	if v.Pass && !t.OutOfTurns {
 		return out

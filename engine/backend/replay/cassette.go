@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -32,48 +31,19 @@ type Run struct {
 	Line  int
 }
 
-// Selector constrains one axis to any of some values or globs.
+// Selector constrains one axis to any of some values or globs, in the
+// selector language of package engine/cell.
 type Selector struct {
 	Axis     string
-	Patterns []string
+	Patterns []string // as written
 
-	compiled []pattern // Patterns, prepared by compile
+	compiled cell.Selector // Patterns, prepared by compile
 }
 
-// pattern is one selector value prepared for matching without allocation.
-type pattern struct {
-	text  string
-	glob  bool
-	isNum bool
-	num   float64
-}
-
+// compile prepares the patterns; the parser (schema.ParseCassettes) has
+// already rejected any that do not compile.
 func (s *Selector) compile() {
-	s.compiled = make([]pattern, len(s.Patterns))
-	for i, p := range s.Patterns {
-		c := pattern{text: p, glob: hasMeta(p)}
-		if !c.glob && looksNumeric(p) {
-			if f, err := strconv.ParseFloat(p, 64); err == nil {
-				c.isNum, c.num = true, f
-			}
-		}
-		s.compiled[i] = c
-	}
-}
-
-// looksNumeric is a cheap filter before strconv.ParseFloat, whose error
-// path allocates.
-func looksNumeric(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
-			return false
-		}
-	}
-	return true
+	s.compiled, _ = cell.NewSelector(s.Axis, s.Patterns...)
 }
 
 // Turn is one model reply.
@@ -137,81 +107,11 @@ func isJSONNumber(s string) bool {
 	return json.Unmarshal([]byte(s), &n) == nil
 }
 
-func hasMeta(p string) bool { return strings.ContainsAny(p, `*?\`) }
-
-// glob matches s against p, where * matches any run of characters
-// (including none and including "/"), ? one character, and \ escapes the
-// next character.
-func glob(p, s string) bool {
-	px, sx := 0, 0
-	nextP, nextS := -1, -1
-	for px < len(p) || sx < len(s) {
-		if px < len(p) {
-			switch c := p[px]; c {
-			case '*':
-				nextP, nextS = px, sx+1
-				px++
-				continue
-			case '?':
-				if sx < len(s) {
-					_, w := utf8.DecodeRuneInString(s[sx:])
-					px++
-					sx += w
-					continue
-				}
-			default:
-				if c == '\\' && px+1 < len(p) {
-					c = p[px+1]
-					if sx < len(s) && s[sx] == c {
-						px += 2
-						sx++
-						continue
-					}
-				} else if sx < len(s) && s[sx] == c {
-					px++
-					sx++
-					continue
-				}
-			}
-		}
-		if nextS > 0 && nextS <= len(s) {
-			px, sx = nextP, nextS
-			continue
-		}
-		return false
-	}
-	return true
-}
-
-// match reports whether a cell value matches the pattern: exactly, as a
-// glob, or as an equal number ("0.70" matches "0.7").
-func (p *pattern) match(v string) bool {
-	switch {
-	case p.text == v:
-		return true
-	case p.glob:
-		return glob(p.text, v)
-	case p.isNum && looksNumeric(v):
-		f, err := strconv.ParseFloat(v, 64)
-		return err == nil && f == p.num
-	}
-	return false
-}
-
-// matches reports whether every selector accepts the cell. Selectors are
-// compiled by the parser.
-func (r *Run) matches(cell map[string]string) bool {
+// matches reports whether every selector accepts the cell, given as
+// formatted values by axis name. Selectors are compiled by the parser.
+func (r *Run) matches(values map[string]string) bool {
 	for i := range r.When {
-		s := &r.When[i]
-		v := cell[s.Axis]
-		ok := false
-		for j := range s.compiled {
-			if s.compiled[j].match(v) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if s := &r.When[i].compiled; !s.Match(values[s.Axis]) {
 			return false
 		}
 	}

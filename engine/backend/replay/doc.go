@@ -38,11 +38,13 @@
 //
 // # Selectors
 //
-// `when` maps axes (model, seed, temperature, tools, confirm, descriptions)
-// to a value or a list of values, any of which may match. A value matches
-// the cell's string for that axis exactly, as a glob (* any run of
-// characters, ? one character, \ escapes), or as an equal number ("0.70"
-// matches "0.7"). Every named axis must match; axes not named are free, so
+// `when` maps axes (model, seed, temperature, tools, confirm, descriptions:
+// every axis of package engine/cell) to a value or a list of values, any
+// of which may match, in the selector language of package engine/cell,
+// shared with `--filter` and a case's `when`: a value matches the cell's
+// string for that axis exactly, as a glob (* any run of characters, ? one
+// character, \ escapes), or, on seed and temperature only, as an equal
+// number ("0.70" matches "0.7"). Every named axis must match; axes not named are free, so
 // `when: {confirm: deny}` covers every seed and model. An axis the cell
 // lacks has the value "".
 //

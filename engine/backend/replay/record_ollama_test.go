@@ -29,7 +29,7 @@ func TestRecordOllamaThenReplay(t *testing.T) {
 	}
 	dir := t.TempDir()
 	rec := NewRecorder(live, dir)
-	c := cell()
+	c := cellOf()
 	msgs := []backend.Message{{Role: "user", Content: "What is 6*7?"}}
 	var want []*backend.Response
 	for turn := 0; turn < 2; turn++ {

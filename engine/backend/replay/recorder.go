@@ -18,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/cell"
 )
 
 // Recorder passes chat requests through to another backend and records
@@ -162,26 +163,13 @@ func FileName(caseID string) string {
 	return string(b) + ".yaml"
 }
 
-func exactSelectors(cell map[string]string) []Selector {
-	sel := make([]Selector, 0, len(cell))
-	for _, k := range slices.Sorted(maps.Keys(cell)) {
-		sel = append(sel, Selector{Axis: k, Patterns: []string{escapeGlob(cell[k])}})
+// exactSelectors selects exactly the cell given as formatted values.
+func exactSelectors(values map[string]string) []Selector {
+	sel := make([]Selector, 0, len(values))
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		sel = append(sel, Selector{Axis: k, Patterns: []string{cell.Quote(values[k])}})
 	}
 	return sel
-}
-
-func escapeGlob(s string) string {
-	if !hasMeta(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '*' || c == '?' || c == '\\' {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // Write encodes a cassette in the format Parse reads.

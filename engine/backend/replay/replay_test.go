@@ -63,7 +63,7 @@ func writeDir(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func cell(kv ...string) map[string]string {
+func cellOf(kv ...string) map[string]string {
 	m := map[string]string{"model": "demo-model", "seed": "1", "temperature": "0", "tools": "needed", "confirm": "approve", "descriptions": "default"}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
@@ -85,13 +85,13 @@ func TestReplaySelectors(t *testing.T) {
 		t.Errorf("cases = %d", r.Cases())
 	}
 	// confirm: deny wins over everything after it.
-	resp, err := chat(t, r, "sql-engineering-raise", cell("confirm", "deny", "model", "qwen3:0.6b", "temperature", "0.7"), 0)
+	resp, err := chat(t, r, "sql-engineering-raise", cellOf("confirm", "deny", "model", "qwen3:0.6b", "temperature", "0.7"), 0)
 	if err != nil || resp.Message.Content != "I will not change anything." || resp.Message.Role != "assistant" {
 		t.Fatalf("deny: %+v %v", resp, err)
 	}
 	// Glob on model, list of numbers on temperature ("1.0" equals 1).
 	for _, temp := range []string{"0.7", "1.0"} {
-		resp, err = chat(t, r, "sql-engineering-raise", cell("model", "qwen3:0.6b", "temperature", temp), 0)
+		resp, err = chat(t, r, "sql-engineering-raise", cellOf("model", "qwen3:0.6b", "temperature", temp), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,12 +106,12 @@ func TestReplaySelectors(t *testing.T) {
 			t.Errorf("meta: %+v", resp)
 		}
 	}
-	resp, err = chat(t, r, "sql-engineering-raise", cell("model", "qwen3:0.6b", "temperature", "0.7"), 1)
+	resp, err = chat(t, r, "sql-engineering-raise", cellOf("model", "qwen3:0.6b", "temperature", "0.7"), 1)
 	if err != nil || resp.Message.Content != "The total is $84,960.\nThat is 12% of 708000.\n" {
 		t.Fatalf("turn 1: %q %v", resp.Message.Content, err)
 	}
 	// Fallback run: arguments of every shape.
-	resp, err = chat(t, r, "sql-engineering-raise", cell("model", "llama3.2:1b"), 0)
+	resp, err = chat(t, r, "sql-engineering-raise", cellOf("model", "llama3.2:1b"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestReplaySelectors(t *testing.T) {
 	}
 	// The returned Response is a copy.
 	resp.Message.Content = "mutated"
-	again, _ := chat(t, r, "sql-engineering-raise", cell("model", "llama3.2:1b"), 0)
+	again, _ := chat(t, r, "sql-engineering-raise", cellOf("model", "llama3.2:1b"), 0)
 	if again.Message.Content != "" {
 		t.Errorf("mutation leaked into the cassette: %q", again.Message.Content)
 	}
@@ -142,9 +142,9 @@ func TestReplayMiss(t *testing.T) {
 		turn   int
 		want   []string
 	}{
-		{"missing-case", cell(), 0, []string{`case "missing-case"`, "no cassette for case"}},
-		{"sql-engineering-raise", cell("model", "qwen3:0.6b", "temperature", "0.7"), 2, []string{"turn 2", "has 2 turns", "a.yaml:7"}},
-		{"narrow", cell("confirm", "deny"), 0, []string{"confirm: deny", "no run in", "when {confirm: approve}"}},
+		{"missing-case", cellOf(), 0, []string{`case "missing-case"`, "no cassette for case"}},
+		{"sql-engineering-raise", cellOf("model", "qwen3:0.6b", "temperature", "0.7"), 2, []string{"turn 2", "has 2 turns", "a.yaml:7"}},
+		{"narrow", cellOf("confirm", "deny"), 0, []string{"confirm: deny", "no run in", "when {confirm: approve}"}},
 	}
 	for _, tt := range tests {
 		_, err := chat(t, r, tt.caseID, tt.cell, tt.turn)
@@ -167,7 +167,7 @@ func TestReplayCanceled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = r.Chat(ctx, &backend.Request{Key: backend.Key{Case: "other", Cell: cell()}})
+	_, err = r.Chat(ctx, &backend.Request{Key: backend.Key{Case: "other", Cell: cellOf()}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v", err)
 	}
@@ -201,22 +201,6 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := New(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Errorf("missing dir accepted")
-	}
-}
-
-func TestGlob(t *testing.T) {
-	tests := []struct {
-		p, s string
-		want bool
-	}{
-		{"*", "", true}, {"*", "hf.co/a/b:q4", true}, {"qwen3:*", "qwen3:0.6b", true}, {"qwen3:*", "qwen2:0.5b", false},
-		{"a?c", "abc", true}, {"a?c", "ac", false}, {"*b*", "abc", true}, {"a*c*e", "abcde", true}, {"a*c*e", "abcd", false},
-		{`a\*`, "a*", true}, {`a\*`, "ab", false}, {"é?", "éa", true}, {"?", "é", true},
-	}
-	for _, tt := range tests {
-		if got := glob(tt.p, tt.s); got != tt.want {
-			t.Errorf("glob(%q, %q) = %v", tt.p, tt.s, got)
-		}
 	}
 }
 
@@ -256,7 +240,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 	}
 	var keys []key
 	for _, caseID := range []string{"calc-basic", "weird/id with space"} {
-		for _, c := range []map[string]string{cell(), cell("seed", "2", "confirm", "deny"), cell("model", "hf.co/x*y:q4", "temperature", "0.7")} {
+		for _, c := range []map[string]string{cellOf(), cellOf("seed", "2", "confirm", "deny"), cellOf("model", "hf.co/x*y:q4", "temperature", "0.7")} {
 			for turn := 0; turn < 3; turn++ {
 				keys = append(keys, key{caseID, c, turn})
 			}
@@ -272,7 +256,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 	}
 	// A retried run starts again at turn 0 and stops early: only its last
 	// attempt may be kept.
-	retried := cell("seed", "9")
+	retried := cellOf("seed", "9")
 	chat(t, rec, "calc-basic", retried, 0)
 	chat(t, rec, "calc-basic", retried, 1)
 	chat(t, rec, "calc-basic", retried, 2)
@@ -302,10 +286,10 @@ func TestRecorderRoundTrip(t *testing.T) {
 		t.Errorf("retried run kept a turn from its abandoned attempt")
 	}
 	// Exact selectors: a cell the recording did not see is a miss.
-	if _, err := chat(t, r, "calc-basic", cell("seed", "3"), 0); err == nil {
+	if _, err := chat(t, r, "calc-basic", cellOf("seed", "3"), 0); err == nil {
 		t.Errorf("unrecorded cell answered")
 	}
-	if _, err := chat(t, r, "calc-basic", cell("model", "hf.co/xzy:q4", "temperature", "0.7"), 0); err == nil {
+	if _, err := chat(t, r, "calc-basic", cellOf("model", "hf.co/xzy:q4", "temperature", "0.7"), 0); err == nil {
 		t.Errorf("glob characters in a recorded value were not escaped")
 	}
 }
@@ -313,7 +297,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 func TestRecorderPassesErrors(t *testing.T) {
 	dir := t.TempDir()
 	rec := NewRecorder(failing{}, dir)
-	if _, err := chat(t, rec, "x", cell(), 0); err == nil {
+	if _, err := chat(t, rec, "x", cellOf(), 0); err == nil {
 		t.Fatal("error swallowed")
 	}
 	if err := rec.Close(); err != nil {
@@ -341,7 +325,7 @@ func TestReplayConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 200; i++ {
-				resp, err := r.Chat(context.Background(), &backend.Request{Key: backend.Key{Case: "sql-engineering-raise", Cell: cell("confirm", "deny")}})
+				resp, err := r.Chat(context.Background(), &backend.Request{Key: backend.Key{Case: "sql-engineering-raise", Cell: cellOf("confirm", "deny")}})
 				if err != nil || resp.Message.Content == "" {
 					t.Error(err)
 					return
@@ -359,7 +343,7 @@ func BenchmarkReplayChat(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := &backend.Request{Model: "qwen3:0.6b", Key: backend.Key{Case: "sql-engineering-raise", Cell: cell("model", "qwen3:0.6b", "temperature", "0.7"), Turn: 1}}
+	req := &backend.Request{Model: "qwen3:0.6b", Key: backend.Key{Case: "sql-engineering-raise", Cell: cellOf("model", "qwen3:0.6b", "temperature", "0.7"), Turn: 1}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
