@@ -2,11 +2,19 @@
 // loop between a model backend and an MCP server, scored and appended to
 // a result directory.
 //
-// Steps of Run:
+// Dependencies point one way: the analysis side (packages score, report,
+// diff, results, record, plan, schema, matchers) never imports the
+// runtime (this package, agent, session, the backends), the bundled
+// server (mcpserver, SQLite) or CUE (schema/runconfig); the runtime
+// never imports the bundled server. TestDependencyRules checks both with
+// `go list -deps`.
 //
-//  1. Load the config through package schema (or, on resume, the resolved
-//     config kept in the result directory's config.json), load the cases
-//     and compile their expectations. Any error stops here.
+// Steps of Run, each a method of starting (starting.go):
+//
+//  1. Load the config through package schema/runconfig (or, on resume,
+//     the resolved config kept in the result directory's config.json),
+//     load the cases (package schema) and compile their expectations.
+//     Any error stops here.
 //  2. Build the lazy plan (package plan), apply filters and the shard.
 //  3. Build the backend from the config (Ollama, OpenAI-compatible or
 //     replay; wrapped in a cassette recorder with --record, and in a
@@ -16,7 +24,9 @@
 //     command server's stderr log goes there. If the job then fails
 //     before its first run, the directory is removed again (a server that
 //     died at start-up has the first lines of its stderr in the error).
-//  5. Connect to the MCP server (package session) and list its tools; a
+//  5. Connect to the MCP server (package session) and list its tools (a
+//     builtin server is built by Options.Builtin: the engine does not
+//     import the bundled server, cmd/toolward hands it in); a
 //     server that does not answer within two minutes stops the job. Check
 //     the planned cases' tool names against the list (package preflight):
 //     a needed tool or expected call the server does not offer stops the

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -18,14 +17,11 @@ import (
 	"github.com/toolward/toolward/engine/backend/pool"
 	"github.com/toolward/toolward/engine/backend/replay"
 	"github.com/toolward/toolward/engine/plan"
-	"github.com/toolward/toolward/engine/progress"
-	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/results"
 	"github.com/toolward/toolward/engine/score"
-	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
-	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 // Options configure Run. The zero value of each field is documented.
@@ -63,8 +59,11 @@ type Options struct {
 
 	// Backend replaces the config's backend (tests, benchmarks).
 	Backend backend.Backend
-	// Builtin builds the MCP server for server: builtin; nil means
-	// Bundled, the bundled server.
+	// Builtin builds the MCP server for a config's server: builtin; one
+	// server serves a whole job, each run connecting with its own session.
+	// The engine does not import the bundled server (package mcpserver):
+	// cmd/toolward hands it in. Nil makes a builtin config an error before
+	// anything runs.
 	Builtin func(schema.Builtin) (*server.MCPServer, error)
 	// Backoff is the delay before retry attempt n (1-based); nil means
 	// exponential from 200ms, capped at 10s, with full jitter.
@@ -92,17 +91,6 @@ type Result struct {
 // Remaining is the number of planned runs without a record.
 func (r *Result) Remaining() int64 { return r.Planned - r.Skipped - r.Ran }
 
-// Bundled builds the bundled MCP server (package mcpserver) for a config's
-// server: builtin. One server serves a whole job; each run connects with
-// its own session, hence its own sandbox.
-func Bundled(b schema.Builtin) (*server.MCPServer, error) {
-	s, err := mcpserver.New(mcpserver.Options{Corpus: b.Corpus, Catalogs: b.Catalogs})
-	if err != nil {
-		return nil, err
-	}
-	return s.MCPServer(), nil
-}
-
 // Loaded is a config with its cases, their scoring rules and the plan.
 type Loaded struct {
 	Config  *schema.Config
@@ -116,7 +104,7 @@ type Loaded struct {
 // Load reads a config and its cases and builds the plan, as `toolward
 // plan` shows it and Run executes it.
 func Load(configPath string, filters []string, shard string) (*Loaded, error) {
-	cfg, err := schema.LoadConfig(configPath)
+	cfg, err := runconfig.Load(configPath)
 	if err != nil {
 		return nil, err
 	}
@@ -152,211 +140,18 @@ func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
 // work is the plan's size minus the runs found done, and the scheduler
 // checks Stop and ctx at every plan position.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	l, meta, err := loadJob(opts)
+	s, err := newStarting(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	cfg := l.Config
-	if n := l.Plan.Len(); n > HugePlan && opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "warning: %s: the plan has %d runs, more than %d; even at %d runs/s it would take %s. Narrow it with --filter or --shard, or press Ctrl-C\n",
-			cfg.Name, n, HugePlan, hugePlanRate, humanDays(n/hugePlanRate))
-	}
-	// Until the first run starts, Stop ends the job like ctx: an
-	// interrupted preflight, handshake or resume bookkeeping returns at
-	// once with nothing run.
-	pre, endPre := stopContext(ctx, opts.Stop)
-	defer endPre()
-	interrupted := func() (*Result, error) {
-		return &Result{Planned: l.Plan.Len(), Interrupted: true}, nil
-	}
-	descs, err := loadDescriptions(cfg, l.Plan.DescriptionSets())
-	if err != nil {
+	defer s.close()
+	switch err := s.prepare(); {
+	case errors.Is(err, errInterrupted):
+		return &Result{Planned: s.l.Plan.Len(), Interrupted: true}, nil
+	case err != nil:
 		return nil, err
 	}
-
-	// The backend, checked before anything runs.
-	be := opts.Backend
-	if be == nil {
-		if be, err = newBackend(cfg.Backend); err != nil {
-			return nil, err
-		}
-	}
-	var rec *replay.Recorder
-	if opts.RecordDir != "" {
-		rec = replay.NewRecorder(be, opts.RecordDir)
-		be = rec
-	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = cfg.Limits.Concurrency
-	}
-	if workers <= 0 {
-		workers = 1
-	}
-	var info *backend.Info
-	if pf, ok := be.(backend.Preflighter); ok {
-		pctx, cancel := context.WithTimeout(pre, 2*time.Minute)
-		info, err = pf.Preflight(pctx, l.Plan.Models())
-		cancel()
-		if err != nil && pre.Err() != nil {
-			return interrupted()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("backend preflight failed, nothing ran: %w", err)
-		}
-		if info != nil && opts.Progress != nil {
-			for _, w := range info.Warnings {
-				fmt.Fprintf(opts.Progress, "warning: backend: %s\n", w)
-			}
-		}
-	}
-
-	if meta != nil && meta.Backend != nil && info != nil {
-		for m, d := range meta.Backend.Digests {
-			if nd, ok := info.Digests[m]; ok && nd != d {
-				return nil, fmt.Errorf("cannot resume %s: model %s is not the one the job started with (digest %.12s, now %.12s); start a new run", opts.ResumeDir, m, d, nd)
-			}
-		}
-	}
-
-	// The result directory: new, or the one being resumed. A new one is
-	// removed again if the job fails before its first run.
-	dir := opts.ResumeDir
-	started := false // set at the first run; a new directory is kept from then on
-	if dir == "" {
-		if opts.OutDir != "" {
-			dir = opts.OutDir
-			err = results.CreateAt(dir)
-		} else {
-			out := cfg.Output
-			if out == "" {
-				out = "results"
-			}
-			dir, err = results.Create(out, cfg.Name, now())
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			if !started {
-				removeUnused(dir)
-			}
-		}()
-	}
-
-	// The MCP server. A command server's stderr goes to the result dir.
-	sopts := session.Options{Server: cfg.Server, ClientVersion: Version()}
-	if cfg.Server.Builtin != nil {
-		mk := opts.Builtin
-		if mk == nil {
-			mk = Bundled
-		}
-		if sopts.Builtin, err = mk(*cfg.Server.Builtin); err != nil {
-			return nil, fmt.Errorf("starting the builtin MCP server: %w", err)
-		}
-	}
-	if len(cfg.Server.Command) > 0 {
-		f, err := os.OpenFile(filepath.Join(dir, results.StderrFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		sopts.Stderr = f
-	}
-	// A server that never answers the handshake must not hang the job.
-	octx, cancel := context.WithTimeout(pre, openTimeout)
-	src, err := session.Open(octx, sopts)
-	cancel()
-	if err != nil && pre.Err() != nil {
-		return interrupted()
-	}
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within %s: %w", openTimeout, err)
-		}
-		return nil, fmt.Errorf("connecting to the MCP server, nothing ran: %w", err)
-	}
-	defer src.Close()
-	if err := checkTools(src, l, descs, opts.Progress); err != nil {
-		return nil, err
-	}
-
-	res := &Result{Dir: dir, Planned: l.Plan.Len()}
-	var done map[int64]struct{} // plan positions with a pass or fail record
-	if opts.ResumeDir != "" {
-		if done, err = resumeDone(pre, dir, l, opts.Progress); err != nil {
-			if pre.Err() != nil {
-				return interrupted()
-			}
-			return nil, err
-		}
-		if info != nil {
-			meta.Backend = info
-		}
-		meta.Cases, meta.Rules = caseDigests(l)
-	} else {
-		digest, err := results.DigestConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
-		meta = &results.Meta{
-			Version: results.MetaVersion, Toolward: Version(), ConfigFile: opts.ConfigPath, ConfigDigest: digest, Config: cfg,
-			Filters: opts.Filters, Shard: l.Shard.String(), Planned: l.Plan.Len(), Total: l.Plan.Total(),
-			Backend: info, Created: now().UTC(),
-		}
-		meta.Cases, meta.Rules = caseDigests(l)
-	}
-	recordServer(meta, src, opts.Progress)
-	if err := results.WriteMeta(dir, meta); err != nil {
-		return nil, err
-	}
-	f, err := results.OpenRuns(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-
-	j := &job{
-		l: l, be: be, src: src, descs: descs, w: record.NewWriter(f), res: res,
-		backoff: opts.Backoff, now: now, tools: map[toolsKey]*toolsEntry{},
-	}
-	if j.backoff == nil {
-		j.backoff = defaultBackoff
-	}
-	// Counted from what was done, never by walking the plan, so the first
-	// run starts at once however large the plan.
-	res.Skipped = int64(len(done))
-	todo := res.Planned - res.Skipped
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "%s: %d runs to do", cfg.Name, todo)
-		if res.Skipped > 0 {
-			fmt.Fprintf(opts.Progress, " (%d of %d already done)", res.Skipped, res.Planned)
-		}
-		fmt.Fprintf(opts.Progress, " on %d workers, results in %s\n", workers, dir)
-		j.meter = progress.New(opts.Progress, todo, progress.Options{TTY: opts.ProgressTTY, Now: now})
-	}
-	started = true
-	endPre()
-	j.schedule(ctx, opts.Stop, workers, func(i int64) bool { _, ok := done[i]; return ok })
-	if j.meter != nil {
-		j.meter.Finish()
-	}
-	if rec != nil {
-		if err := rec.Close(); err != nil {
-			return res, fmt.Errorf("writing cassettes to %s: %w", opts.RecordDir, err)
-		}
-	}
-	if err := j.writeErr.Load(); err != nil {
-		return res, fmt.Errorf("writing %s: %w", filepath.Join(dir, results.RunsFile), *err)
-	}
-	if res.Remaining() > 0 {
-		res.Interrupted = true
-	}
-	return res, nil
+	return s.run(ctx)
 }
 
 // HugePlan is the plan size above which Run warns, before anything runs,
@@ -408,7 +203,7 @@ func loadJob(opts Options) (*Loaded, *results.Meta, error) {
 		return nil, nil, errors.New("--resume continues in the result directory with its filters and shard; do not give --filter, --shard or --out")
 	}
 	if opts.ConfigPath != "" {
-		cfg, err := schema.LoadConfig(opts.ConfigPath)
+		cfg, err := runconfig.Load(opts.ConfigPath)
 		if err != nil {
 			return nil, nil, err
 		}

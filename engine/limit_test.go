@@ -36,7 +36,7 @@ backend: ollama: {host: %q, host_concurrency: 2}
 matrix: {models: [%q], seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]}
 limits: concurrency: 6
 `, fake.URL, fakeollama.DefaultModel)), 0o644)
-	res, err := Run(context.Background(), Options{ConfigPath: "limit.cue"})
+	res, err := Run(context.Background(), Options{ConfigPath: "limit.cue", Builtin: Bundled})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ backend: ollama: {hosts: [%q, %q, {url: %q, concurrency: 1}], host_concurrency: 
 matrix: {models: [%q], seeds: [for s in list.Range(1, 61, 1) {s}]}
 limits: {concurrency: 4, retries: 0}
 `, a.URL, b.URL, c.URL, fakeollama.DefaultModel)), 0o644)
-	res, err := Run(context.Background(), Options{ConfigPath: "pool.cue", Backoff: noBackoff})
+	res, err := Run(context.Background(), Options{ConfigPath: "pool.cue", Builtin: Bundled, Backoff: noBackoff})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ backend: ollama: hosts: [%q, %q]
 matrix: {models: [%q], seeds: [1, 2, 3]}
 limits: {concurrency: 2, retries: 1}
 `, a.URL, b.URL, fakeollama.DefaultModel)), 0o644)
-	res, err := Run(context.Background(), Options{ConfigPath: "pool.cue", Backoff: noBackoff})
+	res, err := Run(context.Background(), Options{ConfigPath: "pool.cue", Builtin: Bundled, Backoff: noBackoff})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/matchers"
 )
 
@@ -404,49 +405,50 @@ func (g *Golden) trace() matchers.Trace {
 // (matchers.CompileExpect reports it).
 func WhenCell(entry map[string]any) matchers.Cell {
 	c := GoldenCell
-	first := func(k string) (any, bool) {
-		v, ok := entry[k]
+	for _, name := range matchers.WhenSelectors {
+		v, ok := entry[name]
 		if l, isList := v.([]any); isList {
 			if len(l) == 0 {
-				return nil, false
+				continue
 			}
 			v = l[0]
 		}
-		return v, ok
-	}
-	for k, dst := range map[string]*string{"model": &c.Model, "tools": &c.Tools, "confirm": &c.Confirm, "descriptions": &c.Descriptions} {
-		if v, ok := first(k); ok {
-			if s, isStr := v.(string); isStr {
-				*dst = s
-			}
+		if !ok {
+			continue
 		}
-	}
-	if v, ok := first("temperature"); ok {
-		switch x := v.(type) {
-		case int:
-			c.Temperature = float64(x)
-		case int64:
-			c.Temperature = float64(x)
-		case float64:
-			c.Temperature = x
-		case json.Number:
-			if f, err := x.Float64(); err == nil {
-				c.Temperature = f
+		if s, ok := selectorValue(v); ok {
+			if next, err := c.With(name, s); err == nil {
+				c = next
 			}
 		}
 	}
 	return c
 }
 
+// selectorValue is a when selector's value as a cell formats it: a
+// string as it is, a number in cell.FormatFloat's spelling.
+func selectorValue(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int:
+		return strconv.Itoa(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		return cell.FormatFloat(x), true
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			return cell.FormatFloat(f), true
+		}
+	}
+	return "", false
+}
+
 // cellString names a cell in messages: model=…, temperature=…, tools=…,
 // confirm=…, descriptions=… (model omitted when none).
 func cellString(c matchers.Cell) string {
-	s := ""
-	if c.Model != "" {
-		s = "model=" + c.Model + " "
-	}
-	return s + fmt.Sprintf("temperature=%s tools=%s confirm=%s descriptions=%s",
-		strconv.FormatFloat(c.Temperature, 'g', -1, 64), c.Tools, c.Confirm, c.Descriptions)
+	return cell.Join(c, " ", "=", false, matchers.WhenSelectors...)
 }
 
 // splitWhenGoldens returns expect without the golden of its when entries

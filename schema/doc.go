@@ -1,23 +1,14 @@
-// Package schema holds toolward's CUE schema (#Case, #Matcher, #Config),
-// embedded in the binary, and loads case files and run configs through it
-// into the Go types of this package, with file:line:col errors.
+// Package schema holds toolward's input types (Case, Config, Cassette)
+// and loads case files and cassettes into them, with file:line:col
+// errors, in plain Go: nothing here links CUE, so the analysis side
+// (score, report, diff) reads cases without it. The CUE schema
+// (#Case, #Matcher, #Config) is embedded here as text (Source);
+// package schema/runconfig compiles it to load run configs and
+// validates whole suites.
 //
 // toolward.cue is the documented source of truth; `toolward schema` prints
 // it and `toolward schema --jsonschema` prints CaseJSONSchema, a draft-07
 // JSON Schema of case files for editors (committed as case.schema.json).
-//
-// # Run configs
-//
-// LoadConfig compiles a config as plain CUE and unifies it with #Config in
-// Go, so closedness applies whether or not the file mentions #Config (a
-// typo such as `concurency: 8` is an error at its position), fills the
-// defaults #Config declares, and decodes into Config. CUE's errors are
-// translated into one line per failing node: the headers of failed
-// disjunctions, complaints of default branches the value did not choose
-// and of matchN alternatives are dropped, and the alternatives left at
-// one path merge into "want …, got …". It then checks what CUE cannot:
-// case globs match files, description sets and catalogs resolve to files
-// (relative to the working directory), and cross-field rules.
 //
 // # Case files
 //
@@ -26,9 +17,10 @@
 // per file): ParseCases decodes yaml.Node trees, so every error keeps its
 // position, checks the structure of #Case in Go and compiles expectations
 // with matchers.CompileExpect. TestCaseSchemaAgreement and
-// TestMatcherAgreement run one corpus of valid and invalid cases and
-// matchers through the CUE schema, the Go code and the JSON Schema and
-// require the same verdicts, so the three cannot drift apart. Beyond the
+// TestMatcherAgreement (in schema/runconfig, which compiles the CUE) run
+// one corpus of valid and invalid cases and matchers through the CUE
+// schema, the Go code and the JSON Schema and require the same verdicts,
+// so the three cannot drift apart. Beyond the
 // schema, a case must list in needs every tool its expected calls name
 // (including those of when overrides), and its golden trajectory, if any,
 // must pass the case's expectations in GoldenCell, the default cell of
@@ -61,21 +53,12 @@
 // ToolUses and Locate give the tool names a case uses and their
 // positions, for checks against a live server (engine/preflight).
 //
-// Validate does all of it for `toolward validate`, walking directories (a
-// directory with nothing to check is a mistake; YAML files are sniffed
-// for cassettes, IsCassetteFile), and checks for each config the cases
-// and cassettes a run of it loads; Check also returns a
-// Summary of what it checked, for the command's summary line.
-//
 // # Limits
 //
 // Every user-supplied file is read through ReadFile, which refuses what
 // is not a regular file (a directory, /dev/zero, a named pipe) and reads
 // at most the file's limit (MaxCaseFileSize, MaxConfigFileSize,
 // MaxDescriptionFileSize, MaxCassetteFileSize), so no path makes loading
-// unbounded. Before
-// CUE sees a config, checkCUESize refuses nesting deeper than MaxCUEDepth
-// and list or struct literals longer than MaxCUEElements, where CUE's own
-// evaluation turns quadratic or overflows the stack. Errors.Lines prints
-// at most MaxSameKind errors of one kind and counts the rest.
+// unbounded. Errors.Lines prints at most MaxSameKind errors of one kind
+// and counts the rest.
 package schema

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+
+	"github.com/toolward/toolward/engine/cell"
+	"github.com/toolward/toolward/matchers"
 )
 
 // JSONSchemaID is the $id of the generated case-file JSON Schema.
@@ -56,12 +59,22 @@ func CaseJSONSchema() []byte {
 	}
 	when := maps.Clone(rules)
 	when["golden"] = golden("A known-good trajectory for the cells this entry selects; validate checks the expectations accept it in the cell of the first value of each selector named here.")
-	when["model"] = oneOrList(sel)
-	when["temperature"] = oneOrList(obj{"type": "number"})
-	when["tools"] = oneOrList(sel)
-	confirm := obj{"enum": []any{"auto", "approve", "deny"}}
-	when["confirm"] = oneOrList(confirm)
-	when["descriptions"] = oneOrList(sel)
+	for _, name := range matchers.WhenSelectors { // the scoring axes of engine/cell
+		switch {
+		case name == cell.Confirm:
+			modes := make([]any, len(matchers.ConfirmModes))
+			for i, m := range matchers.ConfirmModes {
+				modes[i] = m
+			}
+			when[name] = oneOrList(obj{"enum": modes})
+		case cell.Lookup(name).Numeric:
+			// Numbers only, though validate also takes a glob
+			// ("0.*"): the editor's hint for the common case.
+			when[name] = oneOrList(obj{"type": "number"})
+		default:
+			when[name] = oneOrList(sel)
+		}
+	}
 	expect := maps.Clone(rules)
 	expect["when"] = obj{"type": "array", "items": ref("when"), "description": "Overrides by matrix cell; every matching entry applies in order."}
 

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,54 +17,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite fixtures/invalid/*/want.txt and case.schema.json")
-
-// TestInvalidFixtures runs Validate in every fixtures/invalid/<name>/
-// directory and compares its lines with want.txt.
-func TestInvalidFixtures(t *testing.T) {
-	root, err := filepath.Abs("../fixtures/invalid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		n++
-		t.Run(d.Name(), func(t *testing.T) {
-			dir := filepath.Join(root, d.Name())
-			t.Chdir(dir)
-			errs := Validate([]string{"."})
-			var got strings.Builder
-			for _, e := range errs {
-				got.WriteString(e.Error() + "\n")
-			}
-			if *update {
-				if err := os.WriteFile("want.txt", []byte(got.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile("want.txt")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.String() != string(want) {
-				t.Errorf("got:\n%s\nwant:\n%s", got.String(), want)
-			}
-			if len(errs) == 0 {
-				t.Error("an invalid fixture validated cleanly")
-			}
-		})
-	}
-	if n < 10 {
-		t.Errorf("only %d fixtures", n)
-	}
-}
 
 func TestJSONSchemaUpToDate(t *testing.T) {
 	got := CaseJSONSchema()
@@ -81,173 +32,6 @@ func TestJSONSchemaUpToDate(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("schema/case.schema.json is stale: run `go test ./schema -run TestJSONSchemaUpToDate -update` (or toolward schema --jsonschema > schema/case.schema.json)")
-	}
-}
-
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-func TestLoadConfigDefaults(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		"cases/a.yaml": "id: a\nprompt: p\nexpect: {}\n",
-		"configs/min.cue": `name: "min"
-cases: ["cases/**/*.yaml"]
-server: builtin: {}
-backend: ollama: {}
-matrix: models: ["qwen3:0.6b"]
-`,
-	})
-	t.Chdir(dir)
-	cfg, err := LoadConfig("configs/min.cue")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &Config{
-		Name: "min", Cases: []string{"cases/**/*.yaml"},
-		Server:  Server{Builtin: &Builtin{}},
-		Backend: Backend{Ollama: &Ollama{Host: "http://127.0.0.1:11434"}},
-		Matrix: Matrix{Models: []string{"qwen3:0.6b"}, Seeds: []int{1}, Temperatures: []float64{0},
-			Tools: []ToolSubset{{Name: "needed"}}, Confirm: []string{"auto"}, Descriptions: []string{"default"}},
-		Limits: Limits{MaxIterations: 8, RunTimeout: Duration{120 * time.Second}, CallTimeout: Duration{30 * time.Second},
-			Concurrency: 2, Retries: 2},
-		Output: "results",
-		File:   "configs/min.cue",
-	}
-	if !reflect.DeepEqual(cfg, want) {
-		t.Fatalf("got  %+v\nwant %+v", cfg, want)
-	}
-}
-
-func TestLoadConfigFull(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		"cases/x/a.yaml":                   "id: a\nprompt: p\nexpect: {}\n",
-		"fixtures/descriptions/terse.yaml": "get_weather: Weather.\n",
-		"sets/loud.yaml":                   "get_weather: WEATHER!\n",
-		"configs/variance.cue": `name:  "variance"
-cases: ["cases/**/*.yaml"]
-server: url: "http://127.0.0.1:8765/mcp"
-server: headers: Authorization: "Bearer x"
-backend: ollama: {host: "http://gpu:11434", num_ctx: 4096, keep_alive: "5m", think: true, host_concurrency: 3}
-description_sets: loud: "sets/loud.yaml"
-filter: ["case=a*", "tag=demo"]
-matrix: {
-	models: ["qwen3:0.6b", "llama3.2:1b"]
-	seeds: [1, 2, 3]
-	temperatures: [0, 0.7]
-	tools: [{name: "needed"}, for n in [8, 16] {name: "n\(n)", count: n}, {name: "web", include: ["fetch"], order: "given"}, {name: "all"}]
-	confirm: ["approve", "deny"]
-	descriptions: ["default", "terse", "loud"]
-}
-limits: {max_iterations: 4, run_timeout: "2m", call_timeout: "0", concurrency: 8, retries: 0}
-output: "out"
-`,
-	})
-	t.Chdir(dir)
-	cfg, err := LoadConfig("configs/variance.cue")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Server.URL != "http://127.0.0.1:8765/mcp" || cfg.Server.Headers["Authorization"] != "Bearer x" || cfg.Server.Builtin != nil {
-		t.Errorf("server %+v", cfg.Server)
-	}
-	if o := cfg.Backend.Ollama; o == nil || !reflect.DeepEqual(*o, Ollama{Host: "http://gpu:11434", NumCtx: 4096, KeepAlive: "5m", Think: true, HostConcurrency: 3}) {
-		t.Errorf("backend %+v", cfg.Backend.Ollama)
-	}
-	wantTools := []ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}, {Name: "n16", Count: 16},
-		{Name: "web", Include: []string{"fetch"}, Order: "given"}, {Name: "all"}}
-	if !reflect.DeepEqual(cfg.Matrix.Tools, wantTools) {
-		t.Errorf("tools %+v", cfg.Matrix.Tools)
-	}
-	if !reflect.DeepEqual(cfg.Matrix.Temperatures, []float64{0, 0.7}) || !reflect.DeepEqual(cfg.Matrix.Seeds, []int{1, 2, 3}) {
-		t.Errorf("matrix %+v", cfg.Matrix)
-	}
-	if cfg.Limits != (Limits{MaxIterations: 4, RunTimeout: Duration{2 * time.Minute}, CallTimeout: Duration{0}, Concurrency: 8, Retries: 0}) {
-		t.Errorf("limits %+v", cfg.Limits)
-	}
-	if !reflect.DeepEqual(cfg.Filter, []string{"case=a*", "tag=demo"}) {
-		t.Errorf("filter %v", cfg.Filter)
-	}
-	if cfg.Output != "out" {
-		t.Errorf("output %q", cfg.Output)
-	}
-	if got := DescriptionFile(cfg, "terse"); got != filepath.Join("fixtures", "descriptions", "terse.yaml") {
-		t.Errorf("DescriptionFile terse = %q", got)
-	}
-	if got := DescriptionFile(cfg, "loud"); got != "sets/loud.yaml" {
-		t.Errorf("DescriptionFile loud = %q", got)
-	}
-}
-
-func TestLoadConfigErrors(t *testing.T) {
-	head := "name: \"x\"\ncases: [\"a.yaml\"]\n"
-	tests := []struct{ src, want string }{
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\nlimits: concurency: 8\n",
-			`c.cue:6:9: limits.concurency: unknown field "concurency" (did you mean "concurrency"?)`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: []\n",
-			`c.cue:5:9: matrix.models: want at least 1 element(s), got 0`},
-		{head + "server: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
-			`c.cue:3:9: server: want exactly one of builtin, command, url, got none`},
-		{head + "server: {builtin: {}, url: \"http://x\"}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
-			`c.cue:3:9: server: want exactly one of builtin, command, url, got builtin and url`},
-		{head + "server: builtin: {}\nbackend: {ollama: {}, replay: \"c\"}\nmatrix: models: [\"m\"]\n",
-			`c.cue:4:10: backend: want exactly one of ollama, openai, replay, got ollama and replay`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], confirm: [\"maybe\"]}\n",
-			`c.cue:5:35: matrix.confirm[0]: want one of "approve", "auto", "deny", got "maybe"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\nlimits: run_timeout: \"2 minutes\"\n",
-			`c.cue:6:22: limits.run_timeout: want a duration such as "90s" or "2m", got "2 minutes"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\nlimits: max_iterations: 0\n",
-			`c.cue:6:25: limits.max_iterations: want >0, got 0`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\n",
-			`c.cue:1:1: missing field "matrix"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\nmatrix: models: [\"n\"]\n",
-			`c.cue:6:18: matrix.models[0]: want "m", got "n"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], tools: [{name: \"n8\", count: 8, include: [\"f\"]}]}\n",
-			`c.cue:5:33: matrix.tools[0]: count and include are exclusive`},
-		{head + "server: {command: [\"x\"], headers: {a: \"b\"}}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
-			`c.cue:3:26: server.headers: headers apply to url servers only`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\", \"m\"], seeds: [1, 1]}\n",
-			"c.cue:5:24: matrix.models[1]: duplicate value \"m\"\nc.cue:5:41: matrix.seeds[1]: duplicate value 1"},
-		{"name: \"x\"\ncases: [\"nothing/*.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
-			`c.cue:2:9: cases[0]: pattern "nothing/*.yaml" matches no file`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], seeds: \"1\"}\n",
-			`c.cue:5:32: matrix.seeds: want list, got "1"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], temperatures: [0, \"hot\"]}\n",
-			`c.cue:5:43: matrix.temperatures[1]: want number, got "hot"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], tools: [{name: \"n\", count: -1}]}\n",
-			`c.cue:5:52: matrix.tools[0].count: want >0, got -1`},
-		{head + "server: builtin: {}\nbackend: ollama: host: \"localhost\"\nmatrix: models: [\"m\"]\n",
-			`c.cue:4:24: backend.ollama.host: want an http:// or https:// URL, got "localhost"`},
-		{"name: \"my run\"\ncases: [\"a.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
-			`c.cue:1:7: name: want a name (letters, digits, _ . -), got "my run"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], tools: [{name: \"x\", include: [\"bad tool\"]}]}\n",
-			`c.cue:5:55: matrix.tools[0].include[0]: want a tool name (letters, digits, _ . : / -), got "bad tool"`},
-		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"\n",
-			`c.cue:5:22: expected ']', found 'EOF'`},
-	}
-	for _, tt := range tests {
-		dir := writeFiles(t, map[string]string{"c.cue": tt.src, "a.yaml": "id: a\nprompt: p\nexpect: {}\n"})
-		t.Chdir(dir)
-		_, err := LoadConfig("c.cue")
-		var es Errors
-		if !errors.As(err, &es) {
-			t.Errorf("%s\n=> %v, want Errors", tt.src, err)
-			continue
-		}
-		if es.Error() != tt.want {
-			t.Errorf("%s\n got  %s\n want %s", tt.src, es.Error(), tt.want)
-		}
 	}
 }
 
@@ -393,35 +177,6 @@ func TestGlob(t *testing.T) {
 	}
 }
 
-func TestValidateClean(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		"cases/a.yaml":      "id: a\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f}]}\ngolden: {calls: [{tool: f}], answer: ok}\n",
-		"configs/c.cue":     "name: \"c\"\ncases: [\"cases/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"cassettes\"\nmatrix: models: [\"m\"]\n",
-		"configs/notes.txt": "ignored",
-		"cassettes/a.yaml":  "case: a\nruns: [{turns: [{content: ok}]}]\n",
-	})
-	t.Chdir(dir)
-	sum, errs := Check([]string{"cases", "configs", "cases/a.yaml", "cassettes"})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	if want := (Summary{CaseFiles: 1, Cases: 1, Configs: 1, Cassettes: 1}); sum != want {
-		t.Errorf("summary %+v, want %+v", sum, want)
-	}
-	errs = Validate([]string{"nope", "configs/notes.txt"})
-	if len(errs) != 2 || errs[0].Msg != "not a case file, cassette file (.yaml, .yml) or config (.cue)" || errs[1].Msg != "no such file or directory" {
-		t.Fatalf("got %v", errs)
-	}
-	// A directory with nothing to check is reported, not passed silently.
-	if err := os.Mkdir("empty", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	errs = Validate([]string{"empty"})
-	if len(errs) != 1 || errs[0].Error() != "empty: no case files, cassette files (.yaml, .yml) or configs (.cue) in this directory" {
-		t.Fatalf("got %v", errs)
-	}
-}
-
 func TestErrorString(t *testing.T) {
 	for _, tt := range []struct {
 		e    Error
@@ -434,31 +189,6 @@ func TestErrorString(t *testing.T) {
 		if got := tt.e.Error(); got != tt.want {
 			t.Errorf("got %q, want %q", got, tt.want)
 		}
-	}
-}
-
-func TestLoadConfigDescriptionFiles(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		"a.yaml":                           "id: a\nprompt: p\nexpect: {}\n",
-		"fixtures/descriptions/terse.yaml": "- not a mapping\n",
-		"fixtures/descriptions/plain.yaml": "get_weather: Weather now.\n",
-		"fixtures/descriptions/blank.yaml": "get_weather: Weather now.\nget_time: \"  \"\n",
-		"c.cue": `name: "x"
-cases: ["a.yaml"]
-server: builtin: {}
-backend: ollama: {}
-description_sets: gone: "sets/gone.yaml"
-matrix: {models: ["m"], descriptions: ["default", "plain", "terse", "gone", "absent", "blank"]}
-`,
-	})
-	t.Chdir(dir)
-	_, err := LoadConfig("c.cue")
-	want := `c.cue:5:19: description_sets.gone: description set sets/gone.yaml: no such file or directory
-c.cue:6:60: matrix.descriptions[2]: description set fixtures/descriptions/terse.yaml: want a mapping of tool name to description (line 1: cannot unmarshal !!seq into map[string]string)
-c.cue:6:77: matrix.descriptions[4]: description set "absent": no description_sets entry and no file fixtures/descriptions/absent.yaml
-c.cue:6:87: matrix.descriptions[5]: description set fixtures/descriptions/blank.yaml: tool "get_time" has an empty description`
-	if err == nil || err.Error() != want {
-		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
 	}
 }
 

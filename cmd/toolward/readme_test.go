@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend/replay"
-	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 // The README's examples are checked here, so the documentation cannot drift
@@ -76,7 +76,7 @@ func TestReadmeCase(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if errs := schema.Validate([]string{path}); len(errs) > 0 {
+	if errs := runconfig.Validate([]string{path}); len(errs) > 0 {
 		t.Fatalf("README's example case: %v", errs)
 	}
 }
@@ -93,7 +93,7 @@ func TestReadmeConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir("../..")
-	if _, err := schema.LoadConfig(path); err != nil {
+	if _, err := runconfig.Load(path); err != nil {
 		t.Fatalf("README's example config: %v", err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 func init() {
@@ -271,7 +272,7 @@ func listTools(tf *toolsFlags) (*toolsOutput, error) {
 	}
 	opts := session.Options{Server: tg.server, ClientVersion: engine.Version()}
 	if b := tg.server.Builtin; b != nil {
-		if opts.Builtin, err = engine.Bundled(*b); err != nil {
+		if opts.Builtin, err = bundledServer(*b); err != nil {
 			return nil, fmt.Errorf("starting the builtin MCP server: %w", err)
 		}
 	}
@@ -301,7 +302,7 @@ func resolveTools(tf *toolsFlags) (*toolsTarget, error) {
 	switch {
 	case tf.config != "":
 		var err error
-		if cfg, err = schema.LoadConfig(tf.config); err != nil {
+		if cfg, err = runconfig.Load(tf.config); err != nil {
 			return nil, err
 		}
 		tg.server = cfg.Server

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 func init() {
@@ -73,7 +74,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sum, errs := schema.Check(paths)
+	sum, errs := runconfig.Check(paths)
 	var warnings schema.Errors
 	if *online {
 		oerrs, owarns := checkOnline(paths, errs, *timeout)
@@ -121,7 +122,7 @@ func plural(n int, noun string) string {
 // summaryLine renders what validate checked: "46 cases in 10 files, 7
 // configs, 9 cassettes" (cassettes only when there were any), and ", tool
 // names checked against the servers" with --online.
-func summaryLine(sum schema.Summary, online bool) string {
+func summaryLine(sum runconfig.Summary, online bool) string {
 	s := fmt.Sprintf("%s in %s, %s", plural(sum.Cases, "case"), plural(sum.CaseFiles, "file"), plural(sum.Configs, "config"))
 	if sum.Cassettes > 0 {
 		s += ", " + plural(sum.Cassettes, "cassette")

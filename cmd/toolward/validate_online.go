@@ -14,6 +14,7 @@ import (
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 // checkOnline checks the tool names of every config among paths against
@@ -36,7 +37,7 @@ func checkOnline(paths []string, offline schema.Errors, timeout time.Duration) (
 }
 
 // configPaths returns the configs (*.cue) among paths, walking
-// directories as schema.Check does.
+// directories as runconfig.Check does.
 func configPaths(paths []string) []string {
 	var out []string
 	for _, p := range paths {
@@ -64,7 +65,7 @@ func checkConfigOnline(file string, timeout time.Duration) (errs, warnings schem
 	fail := func(msg string) (schema.Errors, schema.Errors) {
 		return schema.Errors{{File: file, Path: "server", Msg: msg}}, nil
 	}
-	cfg, err := schema.LoadConfig(file)
+	cfg, err := runconfig.Load(file)
 	if err != nil {
 		return nil, nil // reported offline
 	}
@@ -105,7 +106,7 @@ func serverTools(s schema.Server, timeout time.Duration) ([]toolset.Tool, error)
 	opts := session.Options{Server: s, ClientVersion: engine.Version()}
 	if b := s.Builtin; b != nil {
 		var err error
-		if opts.Builtin, err = engine.Bundled(*b); err != nil {
+		if opts.Builtin, err = bundledServer(*b); err != nil {
 			return nil, fmt.Errorf("starting the builtin MCP server: %v", err)
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report/stats"
 	"github.com/toolward/toolward/matchers"
@@ -135,9 +135,21 @@ func (a *aggregator) add(rec *record.Record) {
 		a.unknown++
 		outcome = record.Error
 	}
-	c := rec.Cell
-	key := KeyOf(c)
 	a.totals.addRun(rec.Case, outcome)
+	a.addSpan(rec)
+	a.addModel(rec, outcome)
+	a.addCell(rec, outcome)
+	a.addAxes(rec, outcome)
+	a.addConfirm(rec.Cell, &rec.Trace)
+	a.textCalls.add(rec)
+	a.hosts.add(rec)
+	a.rules.add(rec)
+	codes := a.addReasons(rec, outcome)
+	a.addCase(rec, outcome, codes)
+}
+
+// addSpan widens the time span of the runs to rec's.
+func (a *aggregator) addSpan(rec *record.Record) {
 	if !rec.Started.IsZero() {
 		if a.started.IsZero() || rec.Started.Before(a.started) {
 			a.started = rec.Started
@@ -146,8 +158,12 @@ func (a *aggregator) add(rec *record.Record) {
 			a.finished = end
 		}
 	}
+}
 
-	// Model.
+// addModel counts rec for its model: outcome, tokens, latencies, and its
+// seed (per temperature too).
+func (a *aggregator) addModel(rec *record.Record, outcome string) {
+	c := rec.Cell
 	m := a.models[c.Model]
 	if m == nil {
 		m = &modelAgg{seeds: map[int]*pooled{}, tempSeeds: map[float64]map[int]*pooled{}}
@@ -169,8 +185,12 @@ func (a *aggregator) add(rec *record.Record) {
 		m.tempSeeds[c.Temperature] = ts
 	}
 	pooledAt(ts, c.Seed).addRun(rec.Case, outcome)
+}
 
-	// Cell.
+// addCell counts rec in its cell (seeds pooled).
+func (a *aggregator) addCell(rec *record.Record, outcome string) {
+	c := rec.Cell
+	key := KeyOf(c)
 	ca := a.cells[key]
 	if ca == nil {
 		ca = &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: caseCounts{}}
@@ -192,8 +212,11 @@ func (a *aggregator) add(rec *record.Record) {
 			pc[0]++
 		}
 	}
+}
 
-	// Tool-count curve and axis breakdowns.
+// addAxes counts rec for the tool-count curve and each axis breakdown.
+func (a *aggregator) addAxes(rec *record.Record, outcome string) {
+	c := rec.Cell
 	st := a.subsetTools[c.Tools]
 	if st == nil {
 		st = map[string]int{}
@@ -202,8 +225,8 @@ func (a *aggregator) add(rec *record.Record) {
 	if outcome != record.Error { // an errored run may not have listed its tools
 		st[rec.Case] = c.ToolCount
 	}
-	for i, v := range [...]string{fmtFloat(c.Temperature), strconv.Itoa(c.Seed), c.Tools, c.Confirm, c.Descriptions} {
-		ax := axisNames[i]
+	for _, ax := range axisNames {
+		v := c.Value(ax)
 		byModel := a.axes[ax][c.Model]
 		if byModel == nil {
 			byModel = map[string]*pooled{}
@@ -211,14 +234,12 @@ func (a *aggregator) add(rec *record.Record) {
 		}
 		pooledAt(byModel, v).addRun(rec.Case, outcome)
 	}
+}
 
-	// Confirmation gate.
-	a.addConfirm(c, &rec.Trace)
-	a.textCalls.add(rec)
-	a.hosts.add(rec)
-	a.rules.add(rec)
-
-	// Reasons and errors.
+// addReasons counts a failing rec's reason codes and an errored one's
+// error kind, and returns the codes.
+func (a *aggregator) addReasons(rec *record.Record, outcome string) []string {
+	c := rec.Cell
 	var codes []string
 	if outcome == record.Fail {
 		codes = ReasonCodes(rec.Reasons)
@@ -239,8 +260,13 @@ func (a *aggregator) add(rec *record.Record) {
 		}
 		a.errKinds[kind]++
 	}
+	return codes
+}
 
-	// Case drill-down.
+// addCase counts rec in its case's drill-down and keeps it as the
+// cell's example when it is the first failure there.
+func (a *aggregator) addCase(rec *record.Record, outcome string, codes []string) {
+	key := KeyOf(rec.Cell)
 	cs := a.cases[rec.Case]
 	if cs == nil {
 		cs = &caseAgg{id: rec.Case, tags: rec.Tags, cells: map[CellKey]*CaseCell{}}
@@ -257,8 +283,13 @@ func (a *aggregator) add(rec *record.Record) {
 	for _, code := range codes {
 		cc.reasons[code]++
 	}
-	// Keep the first failing run of a cell, within the budget; a failure
-	// replaces an errored example.
+	a.keepExample(cs, cc, rec, outcome)
+}
+
+// keepExample keeps the first failing run of a cell, within the budget;
+// a failure replaces an errored example.
+func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, outcome string) {
+	c := rec.Cell
 	if outcome == record.Pass {
 		return
 	}
@@ -350,14 +381,36 @@ func (a *aggregator) addConfirm(c record.Cell, tr *record.Trace) {
 }
 
 // summary computes the statistics and orders everything for output.
+// The order of the steps matters: cell summaries and comparisons add
+// the notes the warnings end with.
 func (a *aggregator) summary() *Summary {
 	s := &Summary{Version: SummaryVersion, Started: a.started.UTC(), Finished: a.finished.UTC()}
 	if a.started.IsZero() {
 		s.Started, s.Finished = time.Time{}, time.Time{}
 	}
 	s.Totals = a.totals.result()
+	s.Models = a.modelSummaries()
+	s.Cells = a.cellSummaries()
+	s.ToolCurve = a.toolCurve()
+	s.Fixed, s.Breakdowns = a.breakdowns()
+	s.Comparisons = a.comparisons(s)
+	s.HeadlineComparison = a.headlineComparison(s)
+	if c := s.Totals.ClusterNote(); c != "" {
+		a.notes = append(a.notes, "Overall pass rate: "+c+"; its interval is clustered by case.")
+	}
+	s.Confirm = a.confirmRows()
+	s.TextCalls = a.textCalls.rows()
+	s.Hosts = a.hosts.rows()
+	s.Reasons = a.reasonRows()
+	s.ErrorKinds = a.errorKinds()
+	s.Cases, s.Flaky = a.caseSummaries()
+	s.Warnings = a.warnings(s.ToolCurve)
+	return s
+}
 
-	// Models.
+// modelSummaries are the models in name order.
+func (a *aggregator) modelSummaries() []ModelSummary {
+	var out []ModelSummary
 	for _, name := range sortedKeys(a.models) {
 		m := a.models[name]
 		ms := ModelSummary{Model: name, Tally: m.tally.result(), TokensIn: m.tokIn, TokensOut: m.tokOut}
@@ -371,20 +424,25 @@ func (a *aggregator) summary() *Summary {
 				ms.ByTemperature = append(ms.ByTemperature, ts)
 			}
 		}
-		s.Models = append(s.Models, ms)
+		out = append(out, ms)
 	}
+	return out
+}
 
-	// Cells.
+// cellSummaries are the cells in cell order (sortCells).
+func (a *aggregator) cellSummaries() []CellSummary {
+	var out []CellSummary
 	keys := slices.Collect(maps.Keys(a.cells))
 	a.sortCells(keys)
 	for _, k := range keys {
-		s.Cells = append(s.Cells, a.cellSummary(k))
+		out = append(out, a.cellSummary(k))
 	}
+	return out
+}
 
-	// Tool-count curve.
-	s.ToolCurve = a.toolCurve()
-
-	// Breakdowns by axis: only axes with more than one value.
+// breakdowns returns the axes with a single value (fixed) and a
+// breakdown by model for each axis with more than one.
+func (a *aggregator) breakdowns() (fixed []Field, breakdowns []Breakdown) {
 	for _, ax := range axisNames {
 		values := map[string]bool{}
 		for _, byModel := range a.axes[ax] {
@@ -394,7 +452,7 @@ func (a *aggregator) summary() *Summary {
 		}
 		vs := sortAxisValues(ax, slices.Collect(maps.Keys(values)), a)
 		if len(vs) == 1 {
-			s.Fixed = append(s.Fixed, Field{Name: ax, Value: orDash(vs[0])})
+			fixed = append(fixed, Field{Name: ax, Value: orDash(vs[0])})
 			continue
 		}
 		if len(vs) == 0 {
@@ -412,41 +470,53 @@ func (a *aggregator) summary() *Summary {
 			}
 			b.Rows = append(b.Rows, row)
 		}
-		s.Breakdowns = append(s.Breakdowns, b)
+		breakdowns = append(breakdowns, b)
 	}
-	s.Comparisons = a.comparisons(s)
-	s.HeadlineComparison = a.headlineComparison(s)
-	if c := s.Totals.ClusterNote(); c != "" {
-		a.notes = append(a.notes, "Overall pass rate: "+c+"; its interval is clustered by case.")
-	}
+	return fixed, breakdowns
+}
 
-	// Confirm gate: rows for gated modes, or where anything was gated.
+// confirmRows are the confirmation-gate rows: for gated modes, or where
+// anything was gated.
+func (a *aggregator) confirmRows() []ConfirmRow {
+	var out []ConfirmRow
 	for _, k := range sortedConfirmKeys(a.confirm) {
 		row := a.confirm[k]
 		if row.Gated+row.ElicitAccepted+row.ElicitDeclined == 0 && (row.Confirm == "" || row.Confirm == "auto") {
 			continue
 		}
-		s.Confirm = append(s.Confirm, *row)
+		out = append(out, *row)
 	}
+	return out
+}
 
-	s.TextCalls = a.textCalls.rows()
-	s.Hosts = a.hosts.rows()
-	// Reasons, most frequent first.
+// reasonRows are the failure reasons, most frequent first.
+func (a *aggregator) reasonRows() []ReasonCount {
+	var out []ReasonCount
 	for _, rc := range a.reasons {
-		s.Reasons = append(s.Reasons, *rc)
+		out = append(out, *rc)
 	}
-	sort.Slice(s.Reasons, func(i, j int) bool {
-		if s.Reasons[i].Total != s.Reasons[j].Total {
-			return s.Reasons[i].Total > s.Reasons[j].Total
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Total != out[j].Total {
+			return out[i].Total > out[j].Total
 		}
-		return s.Reasons[i].Code < s.Reasons[j].Code
+		return out[i].Code < out[j].Code
 	})
-	for _, k := range sortedKeys(a.errKinds) {
-		s.ErrorKinds = append(s.ErrorKinds, KindCount{Kind: k, Count: a.errKinds[k]})
-	}
-	sort.SliceStable(s.ErrorKinds, func(i, j int) bool { return s.ErrorKinds[i].Count > s.ErrorKinds[j].Count })
+	return out
+}
 
-	// Cases, worst first; their cells in cell order.
+// errorKinds are the infrastructure error kinds, most frequent first.
+func (a *aggregator) errorKinds() []KindCount {
+	var out []KindCount
+	for _, k := range sortedKeys(a.errKinds) {
+		out = append(out, KindCount{Kind: k, Count: a.errKinds[k]})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out
+}
+
+// caseSummaries are the cases, worst first, their cells in cell order,
+// and the flaky case×cell pairs among them.
+func (a *aggregator) caseSummaries() (cases []CaseSummary, flaky []Flaky) {
 	for _, id := range sortedKeys(a.cases) {
 		ca := a.cases[id]
 		cs := CaseSummary{ID: id, Tags: ca.tags, Tally: ca.tally}
@@ -461,38 +531,42 @@ func (a *aggregator) summary() *Summary {
 			}
 			cs.Cells = append(cs.Cells, *cc)
 			if cc.Pass > 0 && cc.Pass < cc.Scored() {
-				s.Flaky = append(s.Flaky, Flaky{Case: id, Cell: k, Pass: cc.Pass, Scored: cc.Scored()})
+				flaky = append(flaky, Flaky{Case: id, Cell: k, Pass: cc.Pass, Scored: cc.Scored()})
 			}
 		}
-		s.Cases = append(s.Cases, cs)
+		cases = append(cases, cs)
 	}
-	sort.SliceStable(s.Cases, func(i, j int) bool { return caseBadness(s.Cases[i]) > caseBadness(s.Cases[j]) })
+	sort.SliceStable(cases, func(i, j int) bool { return caseBadness(cases[i]) > caseBadness(cases[j]) })
+	return cases, flaky
+}
 
-	// Run-wide warnings.
-	s.Warnings = append(s.Warnings, a.notes...)
-	s.Warnings = append(s.Warnings, a.rules.warnings()...)
-	if s.ToolCurve != nil {
-		for _, ser := range s.ToolCurve.Series {
+// warnings are the run-wide caveats, after the notes gathered so far.
+func (a *aggregator) warnings(tc *ToolCurve) []string {
+	var w []string
+	w = append(w, a.notes...)
+	w = append(w, a.rules.warnings()...)
+	if tc != nil {
+		for _, ser := range tc.Series {
 			if ser.Dropped > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("the tool-count curve of %s holds the %d case(s) that ran in every tool subset it ran; %d case(s) that did not are left out of it", ser.Model, ser.Cases, ser.Dropped))
+				w = append(w, fmt.Sprintf("the tool-count curve of %s holds the %d case(s) that ran in every tool subset it ran; %d case(s) that did not are left out of it", ser.Model, ser.Cases, ser.Dropped))
 			}
 		}
 	}
 	if a.totals.Error > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d runs were infrastructure errors; they are excluded from every pass rate", a.totals.Error, a.totals.Runs))
+		w = append(w, fmt.Sprintf("%d of %d runs were infrastructure errors; they are excluded from every pass rate", a.totals.Error, a.totals.Runs))
 	}
 	if a.unknown > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d run(s) had an unknown outcome and were counted as errors", a.unknown))
+		w = append(w, fmt.Sprintf("%d run(s) had an unknown outcome and were counted as errors", a.unknown))
 	}
 	for _, kind := range []string{warnAllErrors, warnErrorCases, warnUnequal} {
 		ws := a.cellWarnings[kind]
 		if len(ws) <= maxCellWarnings {
-			s.Warnings = append(s.Warnings, ws...)
+			w = append(w, ws...)
 			continue
 		}
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d cells: %s (marked in the cells table; see summary.json)", len(ws), cellWarningText[kind]))
+		w = append(w, fmt.Sprintf("%d cells: %s (marked in the cells table; see summary.json)", len(ws), cellWarningText[kind]))
 	}
-	return s
+	return w
 }
 
 // Kinds of per-cell warnings; more than maxCellWarnings of one kind are
@@ -596,20 +670,30 @@ func latency(xs []float64) Latency {
 }
 
 // sortCells orders cells by model, temperature, tool subset (by the tools
-// it offers, then name), confirm mode and description set.
+// it offers, then name), confirm mode and description set, each axis by
+// its own order (cell.Axis.Compare) except tools (toolsRank).
 func (a *aggregator) sortCells(keys []CellKey) {
 	slices.SortFunc(keys, func(x, y CellKey) int {
-		return cmp.Or(
-			cmp.Compare(x.Model, y.Model),
-			cmp.Compare(x.Temperature, y.Temperature),
-			cmp.Compare(a.toolsRank(x.Tools), a.toolsRank(y.Tools)),
-			cmp.Compare(x.Tools, y.Tools),
-			cmp.Compare(confirmRank(x.Confirm), confirmRank(y.Confirm)),
-			cmp.Compare(x.Confirm, y.Confirm),
-			cmp.Compare(descRank(x.Descriptions), descRank(y.Descriptions)),
-			cmp.Compare(x.Descriptions, y.Descriptions),
-		)
+		cx, cy := x.Cell(), y.Cell()
+		for _, name := range append([]string{cell.Model}, pooledAxes...) {
+			if c := a.compareAxis(name, cx.Value(name), cy.Value(name)); c != 0 {
+				return c
+			}
+		}
+		return 0
 	})
+}
+
+// compareAxis orders two values of an axis: tool subsets by toolsRank,
+// any other axis by cell.Axis.Compare.
+func (a *aggregator) compareAxis(name, x, y string) int {
+	if name == cell.Tools {
+		return cmp.Or(cmp.Compare(a.toolsRank(x), a.toolsRank(y)), cmp.Compare(x, y))
+	}
+	if ax := cell.Lookup(name); ax != nil {
+		return ax.Compare(x, y)
+	}
+	return cmp.Compare(x, y)
 }
 
 // toolsRank orders tool subsets: in the config's order when config.json
@@ -630,53 +714,16 @@ func (a *aggregator) toolsRank(name string) int {
 	return a.toolsRanks[name]
 }
 
-func confirmRank(s string) int {
-	switch s {
-	case "", "auto":
-		return 0
-	case "approve":
-		return 1
-	case "deny":
-		return 2
-	}
-	return 3
-}
-
-func descRank(s string) int {
-	if s == "" || s == "default" {
-		return 0
-	}
-	return 1
-}
-
 func sortAxisValues(axis string, vs []string, a *aggregator) []string {
-	switch axis {
-	case "temperature", "seed":
-		slices.SortFunc(vs, func(x, y string) int {
-			fx, _ := strconv.ParseFloat(x, 64)
-			fy, _ := strconv.ParseFloat(y, 64)
-			return cmp.Compare(fx, fy)
-		})
-	case "tools":
-		slices.SortFunc(vs, func(x, y string) int {
-			return cmp.Or(cmp.Compare(a.toolsRank(x), a.toolsRank(y)), cmp.Compare(x, y))
-		})
-	case "confirm":
-		slices.SortFunc(vs, func(x, y string) int {
-			return cmp.Or(cmp.Compare(confirmRank(x), confirmRank(y)), cmp.Compare(x, y))
-		})
-	default:
-		slices.SortFunc(vs, func(x, y string) int {
-			return cmp.Or(cmp.Compare(descRank(x), descRank(y)), cmp.Compare(x, y))
-		})
-	}
+	slices.SortFunc(vs, func(x, y string) int { return a.compareAxis(axis, x, y) })
 	return vs
 }
 
 func sortedConfirmKeys(m map[[2]string]*ConfirmRow) [][2]string {
 	ks := slices.Collect(maps.Keys(m))
+	confirm := cell.Lookup(cell.Confirm)
 	slices.SortFunc(ks, func(x, y [2]string) int {
-		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(confirmRank(x[1]), confirmRank(y[1])), cmp.Compare(x[1], y[1]))
+		return cmp.Or(cmp.Compare(x[0], y[0]), confirm.Compare(x[1], y[1]))
 	})
 	return ks
 }
@@ -693,17 +740,14 @@ func (s *Summary) label(k CellKey) string {
 	if len(s.Models) > 1 {
 		parts = append(parts, k.Model)
 	}
-	if vary["temperature"] {
-		parts = append(parts, "temp="+fmtFloat(k.Temperature))
+	var axes []string
+	for _, name := range pooledAxes {
+		if vary[name] {
+			axes = append(axes, name)
+		}
 	}
-	if vary["tools"] {
-		parts = append(parts, "tools="+k.Tools)
-	}
-	if vary["confirm"] {
-		parts = append(parts, "confirm="+orDash(k.Confirm))
-	}
-	if vary["descriptions"] {
-		parts = append(parts, "desc="+orDash(k.Descriptions))
+	if len(axes) > 0 {
+		parts = append(parts, shortLabel(k, axes...))
 	}
 	if len(parts) == 0 {
 		return k.Model

@@ -50,56 +50,33 @@ func Summarize(dir string) (*Summary, error) {
 		return nil, fmt.Errorf("report: %s is a file; give the result directory that holds %s", dir, RunsFile)
 	}
 	path := filepath.Join(dir, RunsFile)
-	// The last record of each run id wins: a resumed or re-run record
-	// appended later supersedes the earlier one. One pass aggregates every
-	// record and notes where each id last occurs; only when some id
-	// occurred twice is the file read again, keeping just those last
-	// records.
-	last := map[string]int{}
-	var bad []string
-	dups := 0
-	a := newAggregator()
-	err := scan(path, func(i int, rec *record.Record, err error) {
-		if err != nil {
-			bad = append(bad, err.Error())
-			return
-		}
-		if _, seen := last[rec.ID]; seen {
-			dups++
-		}
-		last[rec.ID] = i
-		if dups == 0 {
-			a.add(rec)
-		}
-	})
-	if err != nil {
-		return nil, err
+	if err := results.CheckRuns(dir); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	if dups > 0 {
-		a = newAggregator()
-		err = scan(path, func(i int, rec *record.Record, err error) {
-			if err == nil && last[rec.ID] == i {
-				a.add(rec)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
+	// One record per run id, by the rule of results.Runs (the first
+	// pass or fail record, else the first other one).
+	a := newAggregator()
+	st, err := results.Runs(func(rec *record.Record) error { a.add(rec); return nil }, dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: reading %s: %w", path, err)
 	}
 	a.subsetOrder = configToolOrder(filepath.Join(dir, ConfigFile))
 	s := a.summary()
-	s.BadLines = len(bad)
-	s.Duplicates = dups
+	s.BadLines = st.BadLines
+	s.Duplicates = st.Duplicates
 	var pre []string
-	for i, b := range bad {
+	for i, b := range st.Bad {
 		if i == maxLineWarnings {
-			pre = append(pre, fmt.Sprintf("%d more lines of %s were not records", len(bad)-i, RunsFile))
 			break
 		}
-		pre = append(pre, "skipped "+b)
+		pre = append(pre, "skipped "+lineError(b))
 	}
+	if shown := min(len(st.Bad), maxLineWarnings); st.BadLines > shown {
+		pre = append(pre, fmt.Sprintf("%d more lines of %s were not records", st.BadLines-shown, RunsFile))
+	}
+	dups := st.Duplicates
 	if dups > 0 {
-		pre = append(pre, fmt.Sprintf("%d run id(s) occurred more than once; the last record of each was used", dups))
+		pre = append(pre, fmt.Sprintf("%d run id(s) occurred more than once; each run's first pass or fail record was used (else its first record)", dups))
 	}
 	if s.Totals.Runs == 0 {
 		pre = append(pre, "no runs")
@@ -110,6 +87,18 @@ func Summarize(dir string) (*Summary, error) {
 		s.Warnings = append(s.Warnings, err.Error())
 	}
 	return s, nil
+}
+
+// lineError is a bad line's error with the file named by its base name
+// (the report is of one directory and should not carry a machine's path).
+func lineError(err error) string {
+	var se *record.SyntaxError
+	if errors.As(err, &se) {
+		short := *se
+		short.File = filepath.Base(se.File)
+		return short.Error()
+	}
+	return err.Error()
 }
 
 // defaultTitle names a result directory by its last two path elements,
@@ -124,25 +113,6 @@ func defaultTitle(dir string) string {
 		return filepath.Base(abs)
 	}
 	return parent + "/" + filepath.Base(abs)
-}
-
-// scan calls fn for every record or syntax error of the file, with the
-// record's ordinal among non-blank lines.
-func scan(path string, fn func(i int, rec *record.Record, err error)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer f.Close()
-	r := record.NewReader(f, filepath.Base(path))
-	for i := 0; r.Scan(); i++ {
-		rec, err := r.Record()
-		fn(i, rec, err)
-	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("report: reading %s: %w", path, err)
-	}
-	return nil
 }
 
 // readConfig takes the title (the config name) and the facts worth a

@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/toolward/toolward/engine/report/stats"
 	"github.com/toolward/toolward/engine/results"
@@ -21,37 +20,16 @@ import (
 const maxComparedModels = 8
 
 // axisValue returns the value of axis in k, as the reports spell it.
-func axisValue(k CellKey, axis string) string {
-	switch axis {
-	case "model":
-		return k.Model
-	case "temperature":
-		return fmtFloat(k.Temperature)
-	case "tools":
-		return k.Tools
-	case "confirm":
-		return k.Confirm
-	case "descriptions":
-		return k.Descriptions
-	}
-	return ""
-}
+func axisValue(k CellKey, axis string) string { return k.Cell().Value(axis) }
 
-// withAxis returns k with axis set to v.
+// withAxis returns k with axis set to v (k unchanged when v does not
+// parse).
 func withAxis(k CellKey, axis, v string) CellKey {
-	switch axis {
-	case "model":
-		k.Model = v
-	case "temperature":
-		k.Temperature, _ = strconv.ParseFloat(v, 64)
-	case "tools":
-		k.Tools = v
-	case "confirm":
-		k.Confirm = v
-	case "descriptions":
-		k.Descriptions = v
+	c, err := k.Cell().With(axis, v)
+	if err != nil {
+		return k
 	}
-	return k
+	return KeyOf(c)
 }
 
 // compare pairs the cells with axis = va against the same cells with

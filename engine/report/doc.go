@@ -16,8 +16,15 @@
 //     p-values and minimum detectable differences; the tool-count curve
 //     per subset over a fixed set of cases; unbiased pass@k and pass^k per
 //     cell; latency quantiles,
-//  4. writes summary.json, report.md, report.html (self-contained: inline
+//  4. builds the report tables once (Summary.Tables: columns and rows of
+//     cells, each cell text spans with an optional rate, badge or hover
+//     text), and
+//  5. writes summary.json, report.md, report.html (self-contained: inline
 //     SVG, no scripts, nothing fetched) and junit.xml into the directory.
+//     report.md and report.html lay out the same tables (mdWriter.table, the
+//     "table" template) and compute nothing themselves; junit.xml, a tree
+//     of one suite per cell and one testcase per case, is built from the
+//     same case × cell summaries.
 //
 // Statistical caveats (unequal trial counts, cells with only errors,
 // skipped lines) are values in Summary.Warnings; each output decides how

@@ -145,7 +145,7 @@ func basicRuns() []run {
 }
 
 // edgeRuns covers ties, an unknown outcome, zero tools offered, empty
-// axis values and a duplicate id whose later record wins.
+// axis values and a duplicate id whose pass beats its earlier error (results.Runs).
 func edgeRuns() []run {
 	base := run{model: "m", tools: "none", toolCount: 0, temp: 0.5, kase: "", outcome: "pass", answer: "ok"}
 	var rs []run

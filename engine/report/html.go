@@ -20,16 +20,10 @@ var htmlSource string
 const maxShown = 4000
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"rateCI":               rateCI,
 	"pct":                  pct,
-	"ms":                   msFmt,
-	"passK":                passK,
-	"toolRange":            toolRange,
 	"bar":                  bar,
 	"rateClass":            rateClass,
-	"fmtFloat":             fmtFloat,
-	"orDash":               orDash,
-	"frac":                 kpct,
+	"rateCI":               rateCI,
 	"clip":                 func(s string) string { return truncate(s, maxShown) },
 	"args":                 argsJSON,
 	"join":                 strings.Join,
@@ -38,31 +32,14 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"itof":                 func(i int) float64 { return float64(i) },
 	"addf":                 func(f, d float64) float64 { return f + d },
 	"mid":                  func(a, b float64) float64 { return (a + b) / 2 },
-	"diffCI":               diffCI,
-	"pvalue":               pvalue,
-	"mdd":                  mddText,
-	"more":                 moreText,
-	"verdict":              func(c Comparison) string { return verdictText(c, plain) },
 	"headlineCmp":          func(c Comparison) string { return headlineComparisonText(c, plain) },
 	"interval":             intervalPhrase,
-	"toolSpread":           toolSpread,
 	"curveNote":            func(tc *ToolCurve) string { return curveExplainer(tc, plain) },
-	"point":                func(ser Series, i int) Point { return ser.Points[i] },
 	"clusterExplainer":     func() string { return clusterExplainer },
 	"comparisonsExplainer": func() string { return comparisonsExplainer },
 	"claim":                func() string { return ClaimPattern.String() },
 	"negation":             func() string { return NegationPattern.String() },
-	"kvec": func(v []float64) string {
-		parts := make([]string, len(v))
-		for i, x := range v {
-			parts[i] = fmt.Sprintf("k=%d: %.3f", i+1, x)
-		}
-		return strings.Join(parts, ", ")
-	},
-	"perRun": func(m ModelSummary) string {
-		in, out := m.TokensPerRun()
-		return fmt.Sprintf("%.0f / %.0f", in, out)
-	},
+	"tally":                func(t *Tally) Tally { return *t },
 	"structured": func(v any) string {
 		if v == nil {
 			return ""
@@ -75,29 +52,26 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	},
 }).Parse(htmlSource))
 
-// htmlView is what the template renders: the summary plus chart geometry
-// and the drill-down arranged by turn.
+// htmlView is what the template renders: the summary with its tables,
+// chart geometry and the drill-down arranged by turn.
 type htmlView struct {
-	S      *Summary
-	Curve  *curveChart
-	Spread *spreadChart
-	// SpreadLines are the rows of the seed-spread table.
-	SpreadLines []spreadLine
-	SpreadTemp  bool // some spread lines are per temperature
-	Reasons     *reasonChart
-	Failing     []caseView
-	Flaky       []flakyGroup
-	Passing     int // cases that never failed nor errored
-	Labels      map[CellKey]string
+	S       *Summary
+	T       *Tables
+	Curve   *curveChart
+	Spread  *spreadChart
+	Reasons *reasonChart
+	Failing []caseView
+	Passing int // cases that never failed nor errored
 	// MaxOpenCells is the largest cells table shown unfolded.
 	MaxOpenCells int
 }
 
+// caseView is one failing case in the drill-down.
 type caseView struct {
-	CaseSummary
-	Anchor   string
-	BadCells int // cells with a failure or an error
-	Examples []exampleView
+	failingCase
+	Anchor     string
+	CellsTable *Table // the cells where it failed or errored
+	Examples   []exampleView
 }
 
 type exampleView struct {
@@ -122,32 +96,27 @@ type turnView struct {
 // model, a case or a tool is escaped by html/template.
 func (s *Summary) WriteHTML(w io.Writer) error {
 	v := htmlView{
-		S: s, Curve: buildCurve(s.ToolCurve), Spread: buildSpread(s.spreadLines()), SpreadLines: s.spreadLines(),
-		Reasons: buildReasons(s.Reasons),
-		Labels:  map[CellKey]string{}, MaxOpenCells: maxOpenCells,
+		S: s, T: s.Tables(), Curve: buildCurve(s.ToolCurve), Spread: buildSpread(s.spreadLines()),
+		Reasons: buildReasons(s.Reasons), MaxOpenCells: maxOpenCells,
 	}
-	v.SpreadTemp = hasTemp(v.SpreadLines)
-	for _, c := range s.Cells {
-		v.Labels[c.Cell] = s.label(c.Cell)
-	}
-	v.Flaky = groupFlaky(s)
-	for i, c := range s.Cases {
-		if c.Fail+c.Error == 0 {
-			v.Passing++
-			continue
-		}
-		cv := caseView{CaseSummary: c, Anchor: fmt.Sprintf("case-%d", i)}
-		for _, cc := range c.Cells {
-			if cc.Fail+cc.Error > 0 {
-				cv.BadCells++
-			}
-			if cc.Example != nil {
-				cv.Examples = append(cv.Examples, newExampleView(s.label(cc.Cell), cc.Example))
-			}
-		}
-		v.Failing = append(v.Failing, cv)
+	v.Passing = len(s.Cases)
+	for i, c := range s.failingCases() {
+		v.Passing--
+		v.Failing = append(v.Failing, s.newCaseView(c, fmt.Sprintf("case-%d", i)))
 	}
 	return htmlTemplate.Execute(w, v)
+}
+
+// newCaseView arranges a failing case for the drill-down: its failing
+// cells and the kept trace of each.
+func (s *Summary) newCaseView(c failingCase, anchor string) caseView {
+	cv := caseView{failingCase: c, Anchor: anchor, CellsTable: s.caseCellsTable(c.CaseSummary)}
+	for _, cc := range c.Cells {
+		if cc.Example != nil {
+			cv.Examples = append(cv.Examples, newExampleView(s.label(cc.Cell), cc.Example))
+		}
+	}
+	return cv
 }
 
 // flakyGroup is one case's flaky cells.

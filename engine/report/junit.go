@@ -69,54 +69,14 @@ func (s *Summary) JUnit() *JUnitSuites {
 	secs := map[CellKey]float64{}
 	for _, c := range s.Cases {
 		for _, cc := range c.Cells {
-			jc := JUnitCase{Name: c.ID, Classname: "toolward." + sanitizeClass(s.Title) + "." + sanitizeClass(s.label(cc.Cell)), Time: seconds(cc.Seconds)}
+			byCell[cc.Cell] = append(byCell[cc.Cell], s.junitCase(c.ID, cc))
 			secs[cc.Cell] += cc.Seconds
-			switch {
-			case cc.Fail > 0:
-				msg := fmt.Sprintf("failed %d of %d seeds", cc.Fail, cc.Runs)
-				if len(cc.Reasons) > 0 {
-					msg += ": " + strings.Join(cc.Reasons, ", ")
-				}
-				if cc.Error > 0 {
-					msg += fmt.Sprintf(" (%d errored)", cc.Error)
-				}
-				typ := "fail"
-				if cc.Example != nil && len(cc.Example.Reasons) > 0 {
-					typ = cc.Example.Reasons[0].Code
-				}
-				jc.Failure = &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
-			case cc.Error > 0:
-				msg := fmt.Sprintf("%d of %d seeds hit infrastructure errors", cc.Error, cc.Runs)
-				typ := "error"
-				if cc.Example != nil && cc.Example.Error != nil {
-					typ = cc.Example.Error.Kind
-					msg += ": " + cc.Example.Error.Message
-				}
-				jc.Error = &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
-			}
-			byCell[cc.Cell] = append(byCell[cc.Cell], jc)
 		}
 	}
 	var total float64
 	for _, cell := range s.Cells {
-		k := cell.Cell
-		suite := JUnitSuite{
-			Name: s.label(k), Time: seconds(secs[k]),
-			Properties: []JUnitProperty{
-				{"model", k.Model}, {"temperature", fmtFloat(k.Temperature)}, {"tools", k.Tools},
-				{"confirm", k.Confirm}, {"descriptions", k.Descriptions}, {"pass_rate", rateCI(cell.Tally)},
-			},
-		}
-		for _, jc := range byCell[k] {
-			suite.Tests++
-			if jc.Failure != nil {
-				suite.Failures++
-			} else if jc.Error != nil {
-				suite.Errors++
-			}
-			suite.Cases = append(suite.Cases, jc)
-		}
-		total += secs[k]
+		suite := s.junitSuite(cell, byCell[cell.Cell], secs[cell.Cell])
+		total += secs[cell.Cell]
 		root.Tests += suite.Tests
 		root.Failures += suite.Failures
 		root.Errors += suite.Errors
@@ -124,6 +84,70 @@ func (s *Summary) JUnit() *JUnitSuites {
 	}
 	root.Time = seconds(total)
 	return root
+}
+
+// junitSuite is one cell's <testsuite>: its axes and pass rate as
+// properties, and its cases.
+func (s *Summary) junitSuite(cell CellSummary, cases []JUnitCase, secs float64) JUnitSuite {
+	k := cell.Cell
+	suite := JUnitSuite{
+		Name: s.label(k), Time: seconds(secs),
+		Properties: []JUnitProperty{
+			{"model", k.Model}, {"temperature", fmtFloat(k.Temperature)}, {"tools", k.Tools},
+			{"confirm", k.Confirm}, {"descriptions", k.Descriptions}, {"pass_rate", rateCI(cell.Tally)},
+		},
+	}
+	for _, jc := range cases {
+		suite.Tests++
+		if jc.Failure != nil {
+			suite.Failures++
+		} else if jc.Error != nil {
+			suite.Errors++
+		}
+		suite.Cases = append(suite.Cases, jc)
+	}
+	return suite
+}
+
+// junitCase is case id in one cell, seeds pooled.
+func (s *Summary) junitCase(id string, cc CaseCell) JUnitCase {
+	jc := JUnitCase{Name: id, Classname: "toolward." + sanitizeClass(s.Title) + "." + sanitizeClass(s.label(cc.Cell)), Time: seconds(cc.Seconds)}
+	switch {
+	case cc.Fail > 0:
+		jc.Failure = junitFailure(cc)
+	case cc.Error > 0:
+		jc.Error = junitError(cc)
+	}
+	return jc
+}
+
+// junitFailure says which seeds failed and why; its type is the kept
+// example's first reason code.
+func junitFailure(cc CaseCell) *JUnitProblem {
+	msg := fmt.Sprintf("failed %d of %d seeds", cc.Fail, cc.Runs)
+	if len(cc.Reasons) > 0 {
+		msg += ": " + strings.Join(cc.Reasons, ", ")
+	}
+	if cc.Error > 0 {
+		msg += fmt.Sprintf(" (%d errored)", cc.Error)
+	}
+	typ := "fail"
+	if cc.Example != nil && len(cc.Example.Reasons) > 0 {
+		typ = cc.Example.Reasons[0].Code
+	}
+	return &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
+}
+
+// junitError says how many seeds hit infrastructure errors; its type is
+// the kept example's error kind.
+func junitError(cc CaseCell) *JUnitProblem {
+	msg := fmt.Sprintf("%d of %d seeds hit infrastructure errors", cc.Error, cc.Runs)
+	typ := "error"
+	if cc.Example != nil && cc.Example.Error != nil {
+		typ = cc.Example.Error.Kind
+		msg += ": " + cc.Example.Error.Message
+	}
+	return &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
 }
 
 // WriteJUnit writes junit.xml.

@@ -211,7 +211,7 @@ func fieldsString(fs []Field) string {
 }
 
 // TestEdge: ties, an unknown outcome, zero tools offered, and a duplicate
-// run id whose later record wins.
+// run id whose pass beats its earlier error (results.Runs).
 func TestEdge(t *testing.T) {
 	s, err := Summarize("testdata/edge")
 	if err != nil {

@@ -3,9 +3,10 @@ package report
 import (
 	"fmt"
 	"math"
-	"strconv"
+	"strings"
 	"time"
 
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report/stats"
 	"github.com/toolward/toolward/matchers"
@@ -260,16 +261,37 @@ type CellKey struct {
 // KeyOf is the cell of a run with its seed pooled (and the tool count,
 // which follows from the subset, dropped).
 func KeyOf(c record.Cell) CellKey {
+	c = c.Pool(cell.Seed)
 	return CellKey{Model: c.Model, Temperature: c.Temperature, Tools: c.Tools, Confirm: c.Confirm, Descriptions: c.Descriptions}
+}
+
+// Cell returns the key as a cell (seed and tool count zero).
+func (k CellKey) Cell() cell.Cell {
+	return cell.Cell{Model: k.Model, Temperature: k.Temperature, Tools: k.Tools, Confirm: k.Confirm, Descriptions: k.Descriptions}
 }
 
 // String names the cell on one line, e.g.
 // "qwen3:0.6b temp=0 tools=n16 confirm=deny desc=default".
 func (k CellKey) String() string {
-	return fmt.Sprintf("%s temp=%s tools=%s confirm=%s desc=%s", k.Model, fmtFloat(k.Temperature), k.Tools, orDash(k.Confirm), orDash(k.Descriptions))
+	return k.Model + " " + shortLabel(k, pooledAxes...)
 }
 
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// pooledAxes are the axes of a CellKey after the model, in table order.
+var pooledAxes = []string{cell.Temperature, cell.Tools, cell.Confirm, cell.Descriptions}
+
+// shortLabel names the given axes of k as reports do: the axis's short
+// label, "=", the value ("-" for none), separated by spaces.
+func shortLabel(k CellKey, axes ...string) string {
+	c := k.Cell()
+	parts := make([]string, 0, len(axes))
+	for _, name := range axes {
+		a := cell.Lookup(name)
+		parts = append(parts, a.Short+"="+orDash(a.Format(c)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func fmtFloat(f float64) string { return cell.FormatFloat(f) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -11,18 +11,24 @@
 //   - runs.jsonl is opened O_APPEND and written one complete line per
 //     finished run, so a crash loses at most the runs in flight; a
 //     truncated last line is skipped by readers.
-//   - Compact, used by resume, rewrites runs.jsonl (atomically) keeping the
-//     first pass or fail record of each run id and dropping error records
-//     and unreadable lines, and returns the ids kept: exactly the runs that
-//     need not run again. Runs that ended in an infrastructure error are
-//     therefore re-run on resume, and no id appears twice in the file.
+//   - Runs is the one reader of runs.jsonl, used by resume (Compact),
+//     merge, report, diff and score, with one de-duplication rule: a run
+//     id is represented by its first pass or fail record, or, when it has
+//     none, by its first record of another outcome; later records of the
+//     id are duplicates, unreadable lines are skipped. Each consumer then
+//     decides what a non-verdict means to it.
+//   - Compact, used by resume, rewrites runs.jsonl (atomically) keeping
+//     the pass or fail record Runs chose for each run and dropping error
+//     records and unreadable lines, and returns the positions kept:
+//     exactly the runs that need not run again. Runs that ended in an
+//     infrastructure error are therefore re-run on resume, and no id
+//     appears twice in the file.
 //   - Compact's locate may update a record before it is written back:
 //     resume re-scores there the records of cases whose scoring rules
 //     changed (package score).
 //   - Merge joins shard directories of one job into a new directory,
-//     checking they share a config, cases and scoring rules,
-//     deduplicating by run id and preferring a pass or fail record over an
-//     error one.
+//     checking they share a config, cases and scoring rules, and writes
+//     the records Runs chooses over the directories read as one stream.
 //   - config.json carries a format version (MetaVersion); a format 1
 //     directory (Meta.Legacy) reads, reports and compares, but its run ids
 //     cannot be matched to cases as they are now.

@@ -201,53 +201,45 @@ type Compacted struct {
 	// fail record per run.
 	Done       map[int64]struct{}
 	Errors     int // error records dropped: those runs run again
-	Duplicates int // pass or fail records of a run already kept
+	Duplicates int // records of a run already represented (see Runs), or of a position already kept
 	Foreign    int // records locate did not place in the plan
 	Unknown    int // records whose outcome is not pass, fail or error
 	Bad        int // unreadable lines (a crash mid-write, typically)
 }
 
-// Compact rewrites dir/runs.jsonl for a resume, keeping the first pass or
-// fail record of each run of the job's plan, and says what it dropped.
-// locate gives a record's position in the plan, or false for a record of
-// a run the plan does not hold (or that must run again); it is called
-// once per record with a known outcome, and may update the record (the
-// engine re-judges one judged by older scoring rules), which is then
-// written back as updated. Memory is proportional to the records kept, not to the plan.
-// When ctx ends, Compact returns its error and leaves the file as it was.
+// Compact rewrites dir/runs.jsonl for a resume, keeping the record Runs
+// chooses for each run of the job's plan when it is a pass or fail
+// record, and says what it dropped. locate gives a record's position in
+// the plan, or false for a record of a run the plan does not hold (or
+// that must run again); it is called once per chosen record, and may
+// update the record (the engine re-judges one judged by older scoring
+// rules), which is then written back as updated. Memory is proportional
+// to the records kept, not to the plan. When ctx ends, Compact returns
+// its error and leaves the file as it was.
 func Compact(ctx context.Context, dir string, locate func(*record.Record) (int64, bool)) (*Compacted, error) {
 	res := &Compacted{Done: map[int64]struct{}{}}
 	path := filepath.Join(dir, RunsFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return res, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	err = writeAtomic(path, func(w io.Writer) error {
-		r := record.NewReader(f, path)
-		for r.Scan() {
+	err := writeAtomic(path, func(w io.Writer) error {
+		st, err := Runs(func(rec *record.Record) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			rec, err := r.Record()
-			if err != nil {
-				res.Bad++
-				continue
+			if !res.add(rec, locate) {
+				return nil
 			}
-			if keep := res.add(rec, locate); !keep {
-				continue
-			}
-			if err := writeLine(w, rec); err != nil {
-				return err
-			}
+			return writeLine(w, rec)
+		}, dir)
+		if st != nil {
+			res.Duplicates += st.Duplicates
+			res.Bad = st.BadLines
 		}
-		if err := r.Err(); err != nil {
+		if err != nil && ctx.Err() == nil {
 			return fmt.Errorf("reading %s: %w", path, err)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -255,7 +247,8 @@ func Compact(ctx context.Context, dir string, locate func(*record.Record) (int64
 	return res, nil
 }
 
-// add counts rec and reports whether Compact keeps it.
+// add counts rec, a record Runs chose, and reports whether Compact keeps
+// it.
 func (c *Compacted) add(rec *record.Record, locate func(*record.Record) (int64, bool)) bool {
 	if !record.KnownOutcome(rec.Outcome) {
 		c.Unknown++
@@ -356,46 +349,24 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 	if err := mkdirEmpty(out); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	// Pass 1 writes pass/fail records; pass 2 the error records of ids
-	// that have no other.
-	written := map[string]bool{}
+	// The inputs read as one stream, under the de-duplication rule of
+	// Runs.
 	err := writeAtomic(filepath.Join(out, RunsFile), func(w io.Writer) error {
-		for pass := 1; pass <= 2; pass++ {
-			for _, d := range dirs {
-				err := eachRecord(d, func(rec *record.Record, lineErr error) error {
-					if lineErr != nil || !record.KnownOutcome(rec.Outcome) {
-						switch {
-						case pass != 1:
-						case lineErr != nil:
-							res.Bad++
-						default:
-							res.Unknown++
-						}
-						return nil
-					}
-					isErr := rec.Outcome == record.Error
-					if (pass == 1) == isErr {
-						return nil
-					}
-					if written[rec.ID] {
-						if pass == 1 || !isErr {
-							res.Duplicates++
-						}
-						return nil
-					}
-					written[rec.ID] = true
-					res.Runs++
-					if isErr {
-						res.Errors++
-					}
-					return writeLine(w, rec)
-				})
-				if err != nil {
-					return err
-				}
+		st, err := Runs(func(rec *record.Record) error {
+			if !record.KnownOutcome(rec.Outcome) {
+				res.Unknown++
+				return nil
 			}
+			res.Runs++
+			if rec.Outcome == record.Error {
+				res.Errors++
+			}
+			return writeLine(w, rec)
+		}, dirs...)
+		if st != nil {
+			res.Duplicates, res.Bad = st.Duplicates, st.BadLines
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)

@@ -1,18 +1,20 @@
-package schema
+package runconfig
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/toolward/toolward/schema"
 )
 
 // TestLoadConfigOpenAI: the openai backend block, its defaults and its
 // mistakes.
 func TestLoadConfigOpenAI(t *testing.T) {
 	head := "name: \"x\"\ncases: [\"a.yaml\"]\nserver: builtin: {}\nmatrix: models: [\"m\"]\n"
-	load := func(t *testing.T, backend string) (*Config, error) {
+	load := func(t *testing.T, backend string) (*schema.Config, error) {
 		t.Helper()
 		t.Chdir(writeFiles(t, map[string]string{"c.cue": head + backend, "a.yaml": "id: a\nprompt: p\nexpect: {}\n"}))
-		return LoadConfig("c.cue")
+		return Load("c.cue")
 	}
 
 	cfg, err := load(t, "backend: openai: {}\n")
@@ -42,7 +44,7 @@ func TestLoadConfigOpenAI(t *testing.T) {
 		{"backend: {ollama: {}, openai: {}}\n", `c.cue:5:10: backend: want exactly one of ollama, openai, replay, got ollama and openai`},
 	} {
 		_, err := load(t, tt.backend)
-		var es Errors
+		var es schema.Errors
 		if !errors.As(err, &es) || es.Error() != tt.want {
 			t.Errorf("%s got  %v\n want %s", tt.backend, err, tt.want)
 		}

@@ -1,4 +1,4 @@
-package schema
+package runconfig
 
 import (
 	"strings"
@@ -42,7 +42,7 @@ func TestCheckConfigBringsCasesAndCassettes(t *testing.T) {
 // TestCheckCassetteDirectory: a directory of cassettes validates as
 // cassettes, not as cases with unknown fields.
 func TestCheckCassetteDirectory(t *testing.T) {
-	sum, errs := Check([]string{"../fixtures/cassettes/demo"})
+	sum, errs := Check([]string{"../../fixtures/cassettes/demo"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

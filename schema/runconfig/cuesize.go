@@ -1,4 +1,4 @@
-package schema
+package runconfig
 
 import (
 	"fmt"
@@ -8,6 +8,9 @@ import (
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/scanner"
 	"cuelang.org/go/cue/token"
+
+	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema"
 )
 
 // MaxCUEElements bounds the values of one list, and the fields of one
@@ -29,9 +32,9 @@ const MaxCUEDepth = 100
 // nested more than MaxCUEDepth deep and a list or struct literal with
 // more than MaxCUEElements elements. A file that does not parse passes:
 // CUE reports its syntax error.
-func checkCUESize(file string, src []byte) Errors {
+func checkCUESize(file string, src []byte) schema.Errors {
 	if e := checkCUEDepth(file, src); e != nil {
-		return Errors{e}
+		return schema.Errors{e}
 	}
 	f, err := parser.ParseFile(file, src)
 	if err != nil {
@@ -43,7 +46,7 @@ func checkCUESize(file string, src []byte) Errors {
 // checkCUEDepth scans src token by token (no recursion) and returns an
 // error at the first token nested more than MaxCUEDepth deep, counting
 // open brackets and the labels of each bracket's current field.
-func checkCUEDepth(file string, src []byte) *Error {
+func checkCUEDepth(file string, src []byte) *schema.Error {
 	var s scanner.Scanner
 	s.Init(token.NewFile(file, -1, len(src)), src, nil, 0)
 	type frame struct {
@@ -82,7 +85,7 @@ func checkCUEDepth(file string, src []byte) *Error {
 		// An interpolation's expression opens with the next token.
 		interpNext = tok == token.INTERPOLATION
 		if depth := len(stack) - 1 + labels; depth > MaxCUEDepth {
-			return &Error{File: file, Line: pos.Line(), Col: pos.Column(),
+			return &schema.Error{File: file, Line: pos.Line(), Col: pos.Column(),
 				Msg: fmt.Sprintf("nested more than %d levels deep (labels and brackets)", MaxCUEDepth)}
 		}
 	}
@@ -90,12 +93,12 @@ func checkCUEDepth(file string, src []byte) *Error {
 
 // checkCUEElements refuses list and struct literals with more than
 // MaxCUEElements elements.
-func checkCUEElements(file string, f *ast.File) Errors {
-	var errs Errors
+func checkCUEElements(file string, f *ast.File) schema.Errors {
+	var errs schema.Errors
 	var path []any // labels of the fields enclosing the node
 	tooMany := func(n ast.Node, count int, what string) {
 		pos := n.Pos()
-		errs = append(errs, &Error{File: file, Line: pos.Line(), Col: pos.Column(), Path: pathString(path),
+		errs = append(errs, &schema.Error{File: file, Line: pos.Line(), Col: pos.Column(), Path: matchers.PathString(path),
 			Msg: fmt.Sprintf("%d %s, over the limit of %d (write fewer, or split the experiment into several configs)", count, what, MaxCUEElements)})
 	}
 	before := func(n ast.Node) bool {

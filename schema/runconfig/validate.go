@@ -1,4 +1,4 @@
-package schema
+package runconfig
 
 import (
 	"fmt"
@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/toolward/toolward/schema"
 )
 
 // Validate checks case files (*.yaml, *.yml), cassette files and run
 // configs (*.cue) named by paths; a directory is walked for such files
 // (hidden directories are skipped). A YAML file whose first document has
-// case or runs and no id is a replay cassette file (IsCassetteFile).
+// case or runs and no id is a replay cassette file (schema.IsCassetteFile).
 // It reports every mistake: schema and matcher errors with positions,
 // duplicate case ids across all the files, needs that omit an expected
 // tool, golden trajectories the case's base expectations reject, config
@@ -22,7 +24,7 @@ import (
 // sorted and empty when all is well. A named directory that holds no
 // case file, cassette or config is a mistake too: it is usually a wrong
 // path, and a silent success would hide it.
-func Validate(paths []string) Errors {
+func Validate(paths []string) schema.Errors {
 	_, errs := Check(paths)
 	return errs
 }
@@ -39,32 +41,32 @@ type Summary struct {
 
 // Check is Validate that also counts the files and cases it checked, for
 // a summary line.
-func Check(paths []string) (Summary, Errors) {
+func Check(paths []string) (Summary, schema.Errors) {
 	var v validation
 	v.seen = map[string]bool{}
 	for _, p := range paths {
 		v.addPath(p)
 	}
 	// Each config brings the case files a run of it loads.
-	var cfgs []*Config
+	var cfgs []*schema.Config
 	for _, f := range v.configFiles {
-		cfg, err := LoadConfig(f)
+		cfg, err := Load(f)
 		if err != nil {
 			v.fail(f, err)
 			continue
 		}
 		cfgs = append(cfgs, cfg)
 		for _, pat := range cfg.Cases {
-			files, _ := Glob(pat) // checkConfig reported bad patterns
+			files, _ := schema.Glob(pat) // checkConfig reported bad patterns
 			for _, cf := range files {
 				v.addFile(cf, false)
 			}
 		}
 	}
-	cases, cerrs := loadCaseFiles(v.caseFiles)
+	cases, cerrs := schema.LoadCaseFiles(v.caseFiles)
 	v.errs = append(v.errs, cerrs...)
 	sum := Summary{CaseFiles: len(v.caseFiles), Cases: len(cases), Configs: len(v.configFiles)}
-	named, nerrs := loadCassetteFiles(v.cassetteFiles)
+	named, nerrs := schema.LoadCassetteFiles(v.cassetteFiles)
 	v.errs = append(v.errs, nerrs...)
 	sum.Cassettes = len(named)
 	counted := map[string]bool{} // files whose cassettes are in sum
@@ -77,10 +79,10 @@ func Check(paths []string) (Summary, Errors) {
 			continue
 		}
 		if _, err := os.Stat(dir); err != nil {
-			v.errs = append(v.errs, &Error{File: cfg.File, Path: "backend.replay", Msg: fmt.Sprintf("cassette directory %s: %s", dir, errMsg(err))})
+			v.errs = append(v.errs, &schema.Error{File: cfg.File, Path: "backend.replay", Msg: fmt.Sprintf("cassette directory %s: %s", dir, schema.ErrMsg(err))})
 			continue
 		}
-		cs, errs := LoadCassettes(dir)
+		cs, errs := schema.LoadCassettes(dir)
 		v.errs = append(v.errs, errs...)
 		for _, c := range cs {
 			if f := filepath.Clean(c.File); !counted[f] {
@@ -91,14 +93,14 @@ func Check(paths []string) (Summary, Errors) {
 		// Unknown ids are only told apart from cases that failed to load
 		// once the config's case files are clean.
 		if mine, ok := configCases(cfg, cases, cerrs); ok {
-			v.errs = append(v.errs, CheckCassettes(cs, mine)...)
+			v.errs = append(v.errs, schema.CheckCassettes(cs, mine)...)
 		}
 	}
 	return sum, v.errs.Sort()
 }
 
 // countIn counts the cassettes of cs read from file.
-func countIn(cs []*Cassette, file string) int {
+func countIn(cs []*schema.Cassette, file string) int {
 	n := 0
 	for _, c := range cs {
 		if c.File == file {
@@ -111,10 +113,10 @@ func countIn(cs []*Cassette, file string) int {
 // configCases returns the cases of cfg among cases, and false when one of
 // its case files has a mistake (in errs), so that its cases are not all
 // known.
-func configCases(cfg *Config, cases []*Case, errs Errors) ([]*Case, bool) {
+func configCases(cfg *schema.Config, cases []*schema.Case, errs schema.Errors) ([]*schema.Case, bool) {
 	files := map[string]bool{}
 	for _, pat := range cfg.Cases {
-		m, err := Glob(pat)
+		m, err := schema.Glob(pat)
 		if err != nil || len(m) == 0 {
 			return nil, false
 		}
@@ -127,7 +129,7 @@ func configCases(cfg *Config, cases []*Case, errs Errors) ([]*Case, bool) {
 			return nil, false
 		}
 	}
-	var out []*Case
+	var out []*schema.Case
 	for _, c := range cases {
 		if files[filepath.Clean(c.File)] {
 			out = append(out, c)
@@ -140,14 +142,14 @@ func configCases(cfg *Config, cases []*Case, errs Errors) ([]*Case, bool) {
 type validation struct {
 	caseFiles, cassetteFiles, configFiles []string
 	seen                                  map[string]bool
-	errs                                  Errors
+	errs                                  schema.Errors
 }
 
 func (v *validation) fail(file string, err error) {
-	if es, ok := err.(Errors); ok {
+	if es, ok := err.(schema.Errors); ok {
 		v.errs = append(v.errs, es...)
 	} else {
-		v.errs = append(v.errs, &Error{File: file, Msg: err.Error()})
+		v.errs = append(v.errs, &schema.Error{File: file, Msg: err.Error()})
 	}
 }
 
@@ -183,27 +185,27 @@ func (v *validation) addFile(p string, sniff bool) bool {
 // isCassettePath reports whether the file at p reads as cassettes. A file
 // that cannot be read is a case file: loading it reports why.
 func isCassettePath(p string) bool {
-	src, err := ReadFile(p, "cassette file", MaxCassetteFileSize)
-	return err == nil && IsCassetteFile(src)
+	src, err := schema.ReadFile(p, "cassette file", schema.MaxCassetteFileSize)
+	return err == nil && schema.IsCassetteFile(src)
 }
 
 // addPath adds a named file, or the files of a named directory.
 func (v *validation) addPath(p string) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		v.errs = append(v.errs, &Error{File: p, Msg: errMsg(err)})
+		v.errs = append(v.errs, &schema.Error{File: p, Msg: schema.ErrMsg(err)})
 		return
 	}
 	if !fi.IsDir() {
 		if !v.addFile(p, true) {
-			v.errs = append(v.errs, &Error{File: p, Msg: "not a case file, cassette file (.yaml, .yml) or config (.cue)"})
+			v.errs = append(v.errs, &schema.Error{File: p, Msg: "not a case file, cassette file (.yaml, .yml) or config (.cue)"})
 		}
 		return
 	}
 	found := false
 	err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 		if err != nil {
-			v.errs = append(v.errs, &Error{File: q, Msg: errMsg(err)})
+			v.errs = append(v.errs, &schema.Error{File: q, Msg: schema.ErrMsg(err)})
 			return nil
 		}
 		if d.IsDir() {
@@ -218,9 +220,9 @@ func (v *validation) addPath(p string) {
 		return nil
 	})
 	if err != nil {
-		v.errs = append(v.errs, &Error{File: p, Msg: err.Error()})
+		v.errs = append(v.errs, &schema.Error{File: p, Msg: err.Error()})
 	}
 	if !found {
-		v.errs = append(v.errs, &Error{File: p, Msg: "no case files, cassette files (.yaml, .yml) or configs (.cue) in this directory"})
+		v.errs = append(v.errs, &schema.Error{File: p, Msg: "no case files, cassette files (.yaml, .yml) or configs (.cue) in this directory"})
 	}
 }

@@ -1,4 +1,4 @@
-package schema
+package runconfig
 
 import (
 	"bytes"
@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"cuelang.org/go/cue"
-	"github.com/google/jsonschema-go/jsonschema"
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolward/toolward/matchers"
+
+	"github.com/toolward/toolward/schema"
 )
 
 // The Go loader checks case structure and matchers itself, for speed
@@ -201,7 +202,7 @@ func TestCaseSchemaAgreement(t *testing.T) {
 	js := caseJSONSchema(t)
 	for _, tt := range caseCorpus {
 		t.Run(strings.ReplaceAll(tt.name, " ", "_"), func(t *testing.T) {
-			_, errs := ParseCases("c.yaml", []byte(tt.doc))
+			_, errs := schema.ParseCases("c.yaml", []byte(tt.doc))
 			var v any
 			if err := yaml.Unmarshal([]byte(tt.doc), &v); err != nil {
 				t.Fatal(err)
@@ -241,42 +242,16 @@ func TestJSONSchemaMatchers(t *testing.T) {
 	}
 }
 
-func caseJSONSchema(t *testing.T) *jsonschema.Resolved {
-	t.Helper()
-	var s jsonschema.Schema
-	if err := json.Unmarshal(CaseJSONSchema(), &s); err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func jsonRoundTrip(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestRepoCasesAgreement runs the repository's own case suite through the
 // three schemas: every document the Go loader accepts must satisfy #Case
 // and the JSON Schema too.
 func TestRepoCasesAgreement(t *testing.T) {
-	files, err := Glob("../cases/**/*.yaml")
+	files, err := schema.Glob("../../cases/**/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Skip("no cases in ../cases")
+		t.Skip("no cases in ../../cases")
 	}
 	if err := load(); err != nil {
 		t.Fatal(err)
@@ -288,7 +263,7 @@ func TestRepoCasesAgreement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, errs := ParseCases(f, src); len(errs) > 0 {
+		if _, errs := schema.ParseCases(f, src); len(errs) > 0 {
 			continue // TestScripts/validate_repo reports these
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(src))

@@ -1,14 +1,11 @@
-package schema
+package runconfig
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -22,18 +19,19 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema"
 )
 
-// LoadConfig reads a run config (a plain CUE file), unifies it with the
-// embedded #Config in Go (so closedness applies whether or not the file
-// mentions #Config), fills defaults, decodes it and checks what CUE
+// Load reads a run config (a plain CUE file), unifies it with the
+// embedded #schema.Config in Go (so closedness applies whether or not the file
+// mentions #schema.Config), fills defaults, decodes it and checks what CUE
 // cannot: file references (case globs, description sets, catalogs) that
 // resolve relative to the working directory, and cross-field rules. The
-// error is an Errors with file:line:col positions.
-func LoadConfig(path string) (*Config, error) {
-	src, err := ReadFile(path, "config", MaxConfigFileSize)
+// error is an schema.Errors with file:line:col positions.
+func Load(path string) (*schema.Config, error) {
+	src, err := schema.ReadFile(path, "config", schema.MaxConfigFileSize)
 	if err != nil {
-		return nil, Errors{{File: path, Msg: errMsg(err)}}
+		return nil, schema.Errors{{File: path, Msg: schema.ErrMsg(err)}}
 	}
 	cfg, user, errs := decodeConfig(path, src)
 	if len(errs) > 0 {
@@ -45,15 +43,6 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, errs.Sort()
 	}
 	return cfg, nil
-}
-
-// errMsg strips the path that os errors repeat.
-func errMsg(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // positions resolves paths in the user's own CUE value to positions.
@@ -75,10 +64,10 @@ func cuePath(elems []any) cue.Path {
 	return cue.MakePath(sels...)
 }
 
-// at returns an Error at the nearest node of elems (or an ancestor) in
+// at returns an schema.Error at the nearest node of elems (or an ancestor) in
 // the user's file.
-func (p positions) at(elems []any, msg string) *Error {
-	e := &Error{File: p.file, Line: 1, Col: 1, Path: pathString(elems), Msg: msg}
+func (p positions) at(elems []any, msg string) *schema.Error {
+	e := &schema.Error{File: p.file, Line: 1, Col: 1, Path: matchers.PathString(elems), Msg: msg}
 	for n := len(elems); n >= 0; n-- {
 		if !p.v.Exists() {
 			break
@@ -109,16 +98,12 @@ func (p positions) elemPositions(elems []any) []token.Pos {
 	return out
 }
 
-// pathString names a location as matchers does, so config, case and
-// matcher messages share one path syntax.
-func pathString(elems []any) string { return matchers.PathString(elems) }
-
 var reDisjHead = regexp.MustCompile(`^\d+ errors in empty disjunction:?$`)
 
-// decodeConfig compiles src, unifies it with #Config and decodes it.
-func decodeConfig(file string, src []byte) (*Config, positions, Errors) {
+// decodeConfig compiles src, unifies it with #schema.Config and decodes it.
+func decodeConfig(file string, src []byte) (*schema.Config, positions, schema.Errors) {
 	if err := load(); err != nil {
-		return nil, positions{}, Errors{{File: file, Msg: err.Error()}}
+		return nil, positions{}, schema.Errors{{File: file, Msg: err.Error()}}
 	}
 	if errs := checkCUESize(file, src); len(errs) > 0 {
 		return nil, positions{}, errs
@@ -138,12 +123,12 @@ func decodeConfig(file string, src []byte) (*Config, positions, Errors) {
 	if err != nil {
 		return nil, pos, translate(file, pos, err)
 	}
-	var cfg Config
+	var cfg schema.Config
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
 		// The CUE schema and the Go types disagree: a bug in toolward.
-		return nil, pos, Errors{{File: file, Line: 1, Col: 1, Msg: "internal error: schema and Go types disagree: " + err.Error()}}
+		return nil, pos, schema.Errors{{File: file, Line: 1, Col: 1, Msg: "internal error: schema and Go types disagree: " + err.Error()}}
 	}
 	return &cfg, pos, nil
 }
@@ -158,12 +143,12 @@ type cueIssue struct {
 	fromDefault bool // raised by a default branch (*x) of a disjunction
 }
 
-// translate turns CUE's errors into one actionable Error per failing
+// translate turns CUE's errors into one actionable schema.Error per failing
 // node: the header lines of failed disjunctions go, complaints of default
 // branches (`*[1]` in `*[1] | [...int]`) the user's value did not choose
 // go unless they add an alternative to a real complaint at the same
 // path, and the alternatives at one path merge into one "want …, got …".
-func translate(file string, pos positions, err error) Errors {
+func translate(file string, pos positions, err error) schema.Errors {
 	var issues []cueIssue
 	for _, e := range cueerrors.Errors(err) {
 		format, args := e.Msg()
@@ -202,13 +187,13 @@ func translate(file string, pos positions, err error) Errors {
 	var order []string
 	groups := map[string][]cueIssue{}
 	for _, is := range issues {
-		k := pathString(is.elems)
+		k := matchers.PathString(is.elems)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], is)
 	}
-	var out Errors
+	var out schema.Errors
 	for _, k := range order {
 		if e := merge(file, pos, groups[k]); e != nil {
 			out = append(out, e)
@@ -217,7 +202,7 @@ func translate(file string, pos positions, err error) Errors {
 	if len(out) == 0 {
 		// Nothing but noise was left: fall back to CUE's own first message.
 		all := cueerrors.Errors(err)
-		e := &Error{File: file, Line: 1, Col: 1, Msg: err.Error()}
+		e := &schema.Error{File: file, Line: 1, Col: 1, Msg: err.Error()}
 		if len(all) > 0 {
 			e.Msg = all[0].Error()
 			for _, p := range all[0].InputPositions() {
@@ -257,9 +242,9 @@ const (
 	fmtListLen    = "incompatible list lengths (%d and %d)"
 )
 
-// merge reduces the issues at one path to one Error, or nil when they are
+// merge reduces the issues at one path to one schema.Error, or nil when they are
 // all noise from default branches.
-func merge(file string, pos positions, issues []cueIssue) *Error {
+func merge(file string, pos positions, issues []cueIssue) *schema.Error {
 	real := false
 	for _, is := range issues {
 		if !is.fromDefault {
@@ -269,10 +254,10 @@ func merge(file string, pos positions, issues []cueIssue) *Error {
 	if !real {
 		return nil
 	}
-	at := func(is cueIssue, msg string) *Error {
+	at := func(is cueIssue, msg string) *schema.Error {
 		if is.pos.IsValid() {
 			is.elems = refine(pos, is.elems, is.pos)
-			return &Error{File: file, Line: is.pos.Line(), Col: is.pos.Column(), Path: pathString(is.elems), Msg: msg}
+			return &schema.Error{File: file, Line: is.pos.Line(), Col: is.pos.Column(), Path: matchers.PathString(is.elems), Msg: msg}
 		}
 		return pos.at(is.elems, msg)
 	}
@@ -295,7 +280,7 @@ func merge(file string, pos positions, issues []cueIssue) *Error {
 			return pos.at(parent, fmt.Sprintf("missing field %q", name))
 		case is.format == fmtNotSatisfy && len(is.args) == 2 && is.args[1] == "matchN":
 			var alts []string
-			switch pathString(is.elems) {
+			switch matchers.PathString(is.elems) {
 			case "server":
 				alts = []string{"builtin", "command", "url"}
 			case "backend":
@@ -463,8 +448,8 @@ func allLabels() []string {
 }
 
 // checkConfig checks what the CUE schema cannot express.
-func checkConfig(file string, c *Config, pos positions) Errors {
-	var errs Errors
+func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
+	var errs schema.Errors
 	add := func(elems []any, format string, args ...any) {
 		errs = append(errs, pos.at(elems, fmt.Sprintf(format, args...)))
 	}
@@ -480,21 +465,21 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 	if b := c.Server.Builtin; b != nil {
 		for i, f := range b.Catalogs {
 			if fi, err := os.Stat(f); err != nil {
-				add([]any{"server", "builtin", "catalogs", i}, "catalog %s: %s", f, errMsg(err))
+				add([]any{"server", "builtin", "catalogs", i}, "catalog %s: %s", f, schema.ErrMsg(err))
 			} else if !fi.Mode().IsRegular() {
-				add([]any{"server", "builtin", "catalogs", i}, "catalog %s: %s", f, &NotRegularError{What: "catalog file", Mode: fi.Mode()})
+				add([]any{"server", "builtin", "catalogs", i}, "catalog %s: %s", f, &schema.NotRegularError{What: "catalog file", Mode: fi.Mode()})
 			}
 		}
 		if f := b.Corpus; f != "" {
 			if fi, err := os.Stat(f); err != nil {
-				add([]any{"server", "builtin", "corpus"}, "corpus %s: %s", f, errMsg(err))
+				add([]any{"server", "builtin", "corpus"}, "corpus %s: %s", f, schema.ErrMsg(err))
 			} else if !fi.IsDir() && !fi.Mode().IsRegular() {
-				add([]any{"server", "builtin", "corpus"}, "corpus %s: %s", f, &NotRegularError{What: "JSON file or a directory", Mode: fi.Mode()})
+				add([]any{"server", "builtin", "corpus"}, "corpus %s: %s", f, &schema.NotRegularError{What: "JSON file or a directory", Mode: fi.Mode()})
 			}
 		}
 	}
 	for i, pat := range c.Cases {
-		files, err := Glob(pat)
+		files, err := schema.Glob(pat)
 		switch {
 		case err != nil:
 			add([]any{"cases", i}, "bad pattern %q: %v", pat, err)
@@ -502,8 +487,8 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 			add([]any{"cases", i}, "pattern %q matches no file", pat)
 		}
 		for _, f := range files {
-			if err := CheckFile(f, "case file", MaxCaseFileSize); err != nil {
-				add([]any{"cases", i}, "%s: %s", f, errMsg(err))
+			if err := schema.CheckFile(f, "case file", schema.MaxCaseFileSize); err != nil {
+				add([]any{"cases", i}, "%s: %s", f, schema.ErrMsg(err))
 			}
 		}
 	}
@@ -521,7 +506,7 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 				at = pos.elemPositions([]any{"matrix", axis})
 			}
 			e := pos.at([]any{"matrix", axis}, "duplicate value "+show(i))
-			e.Path = pathString([]any{"matrix", axis, i})
+			e.Path = matchers.PathString([]any{"matrix", axis, i})
 			if i < len(at) && at[i].IsValid() && at[i].Filename() == file {
 				e.Line, e.Col = at[i].Line(), at[i].Column()
 			}
@@ -563,7 +548,7 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 		if _, ok := c.DescriptionSets[d]; ok {
 			continue // checked above
 		}
-		f := DescriptionFile(c, d)
+		f := schema.DescriptionFile(c, d)
 		if _, err := os.Stat(f); err != nil {
 			add([]any{"matrix", "descriptions", i}, "description set %q: no description_sets entry and no file %s", d, f)
 		} else if msg := checkDescriptionFile(f); msg != "" {
@@ -573,7 +558,7 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 	// Durations: CUE checks the shape; Go must be able to parse them.
 	for _, d := range []struct {
 		name string
-		v    Duration
+		v    schema.Duration
 	}{{"run_timeout", c.Limits.RunTimeout}, {"call_timeout", c.Limits.CallTimeout}} {
 		if d.v.Duration < 0 {
 			add([]any{"limits", d.name}, "want a duration >= 0")
@@ -598,9 +583,9 @@ func checkConfig(file string, c *Config, pos positions) Errors {
 // checkDescriptionFile checks that f is a YAML mapping of tool name to
 // description, returning a message when it is not.
 func checkDescriptionFile(f string) string {
-	src, err := ReadFile(f, "description set", MaxDescriptionFileSize)
+	src, err := schema.ReadFile(f, "description set", schema.MaxDescriptionFileSize)
 	if err != nil {
-		return fmt.Sprintf("description set %s: %s", f, errMsg(err))
+		return fmt.Sprintf("description set %s: %s", f, schema.ErrMsg(err))
 	}
 	var m map[string]string
 	if err := yaml.Unmarshal(src, &m); err != nil {
@@ -616,17 +601,4 @@ func checkDescriptionFile(f string) string {
 		}
 	}
 	return ""
-}
-
-// DescriptionFile returns the file of description set name: its
-// description_sets entry, or fixtures/descriptions/<name>.yaml. It returns
-// "" for "default", the server's own descriptions.
-func DescriptionFile(c *Config, name string) string {
-	if name == "default" {
-		return ""
-	}
-	if f, ok := c.DescriptionSets[name]; ok {
-		return f
-	}
-	return filepath.Join("fixtures", "descriptions", name+".yaml")
 }

@@ -1,0 +1,356 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/replay"
+	"github.com/toolward/toolward/engine/progress"
+	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/engine/toolset"
+)
+
+// errInterrupted is returned by a step of starting when Stop or ctx ended the
+// job before its first run; Run turns it into an interrupted Result.
+var errInterrupted = errors.New("interrupted before the first run")
+
+// starting is a job from loading to its first run. prepare runs the steps
+// of the package doc in order, each adding what the next needs; run
+// schedules the runs; close releases, in reverse order, what the steps
+// opened, and removes a new result directory no run wrote to.
+type starting struct {
+	opts Options
+	now  func() time.Time
+	// pre ends with ctx, or when Stop closes, until the first run: an
+	// interrupted preflight, handshake or resume bookkeeping returns at
+	// once with nothing run.
+	pre    context.Context
+	endPre context.CancelFunc
+
+	l     *Loaded
+	meta  *results.Meta // read from the resumed directory, or built by bookkeep
+	descs map[string]toolset.Descriptions
+	be    backend.Backend
+	rec   *replay.Recorder // set with Options.RecordDir
+	info  *backend.Info    // the backend's preflight facts; nil without a preflight
+	dir   string
+	src   *session.Source
+	done  map[int64]struct{} // plan positions with a pass or fail record (resume)
+
+	started  bool     // set at the first run: a new directory is kept from then on
+	cleanups []func() // run by close, last first
+}
+
+// newStarting loads the job (step 1 and 2: config, cases, plan).
+func newStarting(ctx context.Context, opts Options) (*starting, error) {
+	l, meta, err := loadJob(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &starting{opts: opts, now: opts.Now, l: l, meta: meta}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.pre, s.endPre = stopContext(ctx, opts.Stop)
+	s.cleanups = append(s.cleanups, s.endPre)
+	return s, nil
+}
+
+// close releases what the steps opened, last first.
+func (s *starting) close() {
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		s.cleanups[i]()
+	}
+}
+
+// stopped reports whether Stop or ctx ended the job before its first
+// run: a step that failed then returns errInterrupted, not its error.
+func (s *starting) stopped() bool { return s.pre.Err() != nil }
+
+// prepare runs every step before the first run (3 to 5 of the package
+// doc). An error means nothing ran.
+func (s *starting) prepare() error {
+	s.warnHugePlan()
+	steps := []func() error{
+		s.loadDescriptions, s.checkBuiltin, s.openBackend, s.preflight, s.checkModels,
+		s.openDir, s.openServer, s.checkTools, s.bookkeep,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *starting) warnHugePlan() {
+	if n := s.l.Plan.Len(); n > HugePlan && s.opts.Progress != nil {
+		fmt.Fprintf(s.opts.Progress, "warning: %s: the plan has %d runs, more than %d; even at %d runs/s it would take %s. Narrow it with --filter or --shard, or press Ctrl-C\n",
+			s.l.Config.Name, n, HugePlan, hugePlanRate, humanDays(n/hugePlanRate))
+	}
+}
+
+func (s *starting) loadDescriptions() (err error) {
+	s.descs, err = loadDescriptions(s.l.Config, s.l.Plan.DescriptionSets())
+	return err
+}
+
+// checkBuiltin refuses a builtin server config when the caller handed in
+// no server to build (Options.Builtin), before any backend is contacted.
+func (s *starting) checkBuiltin() error {
+	if s.l.Config.Server.Builtin != nil && s.opts.Builtin == nil {
+		return errors.New("the config asks for the builtin MCP server (server: builtin), but this program does not bundle one (engine.Options.Builtin is nil); use the toolward command, or a command or url server")
+	}
+	return nil
+}
+
+// openBackend builds the config's backend (or takes Options.Backend),
+// wrapped in a cassette recorder with Options.RecordDir.
+func (s *starting) openBackend() error {
+	s.be = s.opts.Backend
+	if s.be == nil {
+		be, err := newBackend(s.l.Config.Backend)
+		if err != nil {
+			return err
+		}
+		s.be = be
+	}
+	if s.opts.RecordDir != "" {
+		s.rec = replay.NewRecorder(s.be, s.opts.RecordDir)
+		s.be = s.rec
+	}
+	return nil
+}
+
+// preflightTimeout bounds the backend's preflight.
+const preflightTimeout = 2 * time.Minute
+
+// preflight checks the backend before anything runs: a server that is
+// down or a missing model stops the job.
+func (s *starting) preflight() error {
+	pf, ok := s.be.(backend.Preflighter)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.pre, preflightTimeout)
+	info, err := pf.Preflight(ctx, s.l.Plan.Models())
+	cancel()
+	switch {
+	case err != nil && s.stopped():
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("backend preflight failed, nothing ran: %w", err)
+	}
+	s.info = info
+	if info != nil && s.opts.Progress != nil {
+		for _, w := range info.Warnings {
+			fmt.Fprintf(s.opts.Progress, "warning: backend: %s\n", w)
+		}
+	}
+	return nil
+}
+
+// checkModels refuses to resume with a model whose digest changed since
+// the job started.
+func (s *starting) checkModels() error {
+	if s.meta == nil || s.meta.Backend == nil || s.info == nil {
+		return nil
+	}
+	for m, d := range s.meta.Backend.Digests {
+		if nd, ok := s.info.Digests[m]; ok && nd != d {
+			return fmt.Errorf("cannot resume %s: model %s is not the one the job started with (digest %.12s, now %.12s); start a new run", s.opts.ResumeDir, m, d, nd)
+		}
+	}
+	return nil
+}
+
+// openDir makes the result directory: Options.OutDir, or
+// <output>/<name>/<stamp>; on resume, the one resumed. A new one is
+// removed again by close if no run started.
+func (s *starting) openDir() error {
+	if s.opts.ResumeDir != "" {
+		s.dir = s.opts.ResumeDir
+		return nil
+	}
+	var err error
+	if s.opts.OutDir != "" {
+		s.dir = s.opts.OutDir
+		err = results.CreateAt(s.dir)
+	} else {
+		out := s.l.Config.Output
+		if out == "" {
+			out = "results"
+		}
+		s.dir, err = results.Create(out, s.l.Config.Name, s.now())
+	}
+	if err != nil {
+		return err
+	}
+	dir := s.dir
+	s.cleanups = append(s.cleanups, func() {
+		if !s.started {
+			removeUnused(dir)
+		}
+	})
+	return nil
+}
+
+// openServer starts the builtin server or connects to the config's one
+// and lists its tools; a server that never answers the handshake does not
+// hang the job. A command server's stderr goes to the result directory.
+func (s *starting) openServer() error {
+	cfg := s.l.Config
+	sopts := session.Options{Server: cfg.Server, ClientVersion: Version()}
+	if cfg.Server.Builtin != nil {
+		srv, err := s.opts.Builtin(*cfg.Server.Builtin)
+		if err != nil {
+			return fmt.Errorf("starting the builtin MCP server: %w", err)
+		}
+		sopts.Builtin = srv
+	}
+	if len(cfg.Server.Command) > 0 {
+		f, err := os.OpenFile(filepath.Join(s.dir, results.StderrFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		s.cleanups = append(s.cleanups, func() { f.Close() })
+		sopts.Stderr = f
+	}
+	ctx, cancel := context.WithTimeout(s.pre, openTimeout)
+	src, err := session.Open(ctx, sopts)
+	cancel()
+	if err != nil && s.stopped() {
+		return errInterrupted
+	}
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s: %w", openTimeout, err)
+		}
+		return fmt.Errorf("connecting to the MCP server, nothing ran: %w", err)
+	}
+	s.src = src
+	s.cleanups = append(s.cleanups, func() { src.Close() })
+	return nil
+}
+
+func (s *starting) checkTools() error {
+	return checkTools(s.src, s.l, s.descs, s.opts.Progress)
+}
+
+// bookkeep writes config.json: on resume, after compacting runs.jsonl to
+// the runs that need not run again (re-scoring those judged by older
+// rules); for a new job, a new Meta.
+func (s *starting) bookkeep() error {
+	if s.opts.ResumeDir != "" {
+		done, err := resumeDone(s.pre, s.dir, s.l, s.opts.Progress)
+		if err != nil && s.stopped() {
+			return errInterrupted
+		}
+		if err != nil {
+			return err
+		}
+		s.done = done
+		if s.info != nil {
+			s.meta.Backend = s.info
+		}
+	} else {
+		m, err := s.newMeta()
+		if err != nil {
+			return err
+		}
+		s.meta = m
+	}
+	s.meta.Cases, s.meta.Rules = caseDigests(s.l)
+	recordServer(s.meta, s.src, s.opts.Progress)
+	return results.WriteMeta(s.dir, s.meta)
+}
+
+// newMeta is a new job's config.json.
+func (s *starting) newMeta() (*results.Meta, error) {
+	cfg := s.l.Config
+	digest, err := results.DigestConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &results.Meta{
+		Version: results.MetaVersion, Toolward: Version(), ConfigFile: s.opts.ConfigPath, ConfigDigest: digest, Config: cfg,
+		Filters: s.opts.Filters, Shard: s.l.Shard.String(), Planned: s.l.Plan.Len(), Total: s.l.Plan.Total(),
+		Backend: s.info, Created: s.now().UTC(),
+	}, nil
+}
+
+// workers is the number of runs in flight: Options.Workers, else
+// limits.concurrency, at least 1.
+func (s *starting) workers() int {
+	if w := s.opts.Workers; w > 0 {
+		return w
+	}
+	return max(s.l.Config.Limits.Concurrency, 1)
+}
+
+// run starts the runs (step 6 of the package doc) and waits for them.
+func (s *starting) run(ctx context.Context) (*Result, error) {
+	f, err := results.OpenRuns(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	s.cleanups = append(s.cleanups, func() { f.Close() })
+	res := &Result{Dir: s.dir, Planned: s.l.Plan.Len()}
+	j := &job{
+		l: s.l, be: s.be, src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
+		backoff: s.opts.Backoff, now: s.now, tools: map[toolsKey]*toolsEntry{},
+	}
+	if j.backoff == nil {
+		j.backoff = defaultBackoff
+	}
+	// Counted from what was done, never by walking the plan, so the first
+	// run starts at once however large the plan.
+	res.Skipped = int64(len(s.done))
+	workers := s.workers()
+	if s.opts.Progress != nil {
+		j.meter = s.announce(s.opts.Progress, res, workers)
+	}
+	s.started = true
+	s.endPre()
+	j.schedule(ctx, s.opts.Stop, workers, func(i int64) bool { _, ok := s.done[i]; return ok })
+	if j.meter != nil {
+		j.meter.Finish()
+	}
+	return res, s.finish(j)
+}
+
+// announce prints the job's first line and returns its progress meter.
+func (s *starting) announce(w io.Writer, res *Result, workers int) *progress.Meter {
+	todo := res.Planned - res.Skipped
+	fmt.Fprintf(w, "%s: %d runs to do", s.l.Config.Name, todo)
+	if res.Skipped > 0 {
+		fmt.Fprintf(w, " (%d of %d already done)", res.Skipped, res.Planned)
+	}
+	fmt.Fprintf(w, " on %d workers, results in %s\n", workers, s.dir)
+	return progress.New(w, todo, progress.Options{TTY: s.opts.ProgressTTY, Now: s.now})
+}
+
+// finish flushes the cassettes, reports a failed write of runs.jsonl and
+// marks a job that did not do every run as interrupted.
+func (s *starting) finish(j *job) error {
+	if s.rec != nil {
+		if err := s.rec.Close(); err != nil {
+			return fmt.Errorf("writing cassettes to %s: %w", s.opts.RecordDir, err)
+		}
+	}
+	if err := j.writeErr.Load(); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Join(s.dir, results.RunsFile), *err)
+	}
+	if j.res.Remaining() > 0 {
+		j.res.Interrupted = true
+	}
+	return nil
+}
