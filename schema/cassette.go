@@ -577,6 +577,37 @@ func isYAMLFile(p string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
+// IsCatalogFile reports whether src reads as a tool catalog of the
+// bundled server (`- name: …` entries, as in fixtures/catalog and the
+// catalogs `toolward import bfcl` writes) rather than cases: its first
+// non-empty document is a list whose first element is a mapping with a
+// name key and no id key.
+func IsCatalogFile(src []byte) bool {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			return false
+		}
+		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+			continue
+		}
+		l := deref(doc.Content[0])
+		if l.Kind != yaml.SequenceNode || len(l.Content) == 0 {
+			return false
+		}
+		m := deref(l.Content[0])
+		if m.Kind != yaml.MappingNode {
+			return false
+		}
+		keys := map[string]bool{}
+		for i := 0; i < len(m.Content); i += 2 {
+			keys[m.Content[i].Value] = true
+		}
+		return keys["name"] && !keys["id"]
+	}
+}
+
 // IsCassetteFile reports whether src reads as cassettes rather than
 // cases: its first non-empty document is a mapping with a runs or case
 // key and no id key. A file that does not parse is not a cassette file.

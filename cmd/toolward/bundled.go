@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/userfile"
 )
 
 // bundledServer builds the bundled MCP server (package mcpserver) for a
@@ -17,4 +18,15 @@ func bundledServer(b schema.Builtin) (*server.MCPServer, error) {
 		return nil, err
 	}
 	return s.MCPServer(), nil
+}
+
+// checkCatalog checks a tool catalog file as the bundled server reads it
+// at start, for validate (runconfig.Options.Catalog).
+func checkCatalog(path string) error {
+	src, err := userfile.Read(path, "catalog file", mcpserver.MaxCatalogFileSize)
+	if err != nil {
+		return err
+	}
+	_, err = mcpserver.ParseToolDefs(src, path)
+	return err
 }

@@ -74,7 +74,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sum, errs := runconfig.Check(paths)
+	sum, errs := runconfig.CheckWith(paths, runconfig.Options{Catalog: checkCatalog})
 	var warnings schema.Errors
 	if *online {
 		oerrs, owarns := checkOnline(paths, errs, *timeout)
@@ -120,12 +120,16 @@ func plural(n int, noun string) string {
 }
 
 // summaryLine renders what validate checked: "46 cases in 10 files, 7
-// configs, 9 cassettes" (cassettes only when there were any), and ", tool
-// names checked against the servers" with --online.
+// configs, 9 cassettes, 7 tool catalogs" (cassettes and catalogs only
+// when there were any), and ", tool names checked against the servers"
+// with --online.
 func summaryLine(sum runconfig.Summary, online bool) string {
 	s := fmt.Sprintf("%s in %s, %s", plural(sum.Cases, "case"), plural(sum.CaseFiles, "file"), plural(sum.Configs, "config"))
 	if sum.Cassettes > 0 {
 		s += ", " + plural(sum.Cassettes, "cassette")
+	}
+	if sum.Catalogs > 0 {
+		s += ", " + plural(sum.Catalogs, "tool catalog")
 	}
 	if online {
 		s += ", tool names checked against the servers"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolward/toolward/schema"
@@ -29,6 +30,16 @@ func Validate(paths []string) schema.Errors {
 	return errs
 }
 
+// Options adds checks that need more than this package links.
+type Options struct {
+	// Catalog checks the tool catalog file at path (a list of tools the
+	// bundled server serves) and returns its mistakes, or nil. Catalog
+	// files are those named, found in a named directory, or listed by a
+	// config's server.builtin.catalogs. Nil: catalog files are recognised
+	// (so they are not read as cases) but not checked.
+	Catalog func(path string) error
+}
+
 // Summary counts what Check looked at.
 type Summary struct {
 	CaseFiles int // case files read
@@ -37,13 +48,19 @@ type Summary struct {
 	// Cassettes counts the valid cassettes of the cassette files named
 	// and of the configs' replay directories, each file once.
 	Cassettes int
+	Catalogs  int // tool catalog files recognised (and checked, with Options.Catalog)
 }
 
 // Check is Validate that also counts the files and cases it checked, for
 // a summary line.
 func Check(paths []string) (Summary, schema.Errors) {
+	return CheckWith(paths, Options{})
+}
+
+// CheckWith is Check with the extra checks of opts.
+func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 	var v validation
-	v.seen = map[string]bool{}
+	v.seen, v.catalogs = map[string]bool{}, map[string]bool{}
 	for _, p := range paths {
 		v.addPath(p)
 	}
@@ -56,6 +73,11 @@ func Check(paths []string) (Summary, schema.Errors) {
 			continue
 		}
 		cfgs = append(cfgs, cfg)
+		if b := cfg.Server.Builtin; b != nil {
+			for _, c := range b.Catalogs {
+				v.addCatalog(c)
+			}
+		}
 		for _, pat := range cfg.Cases {
 			files, _ := schema.Glob(pat) // checkConfig reported bad patterns
 			for _, cf := range files {
@@ -65,7 +87,14 @@ func Check(paths []string) (Summary, schema.Errors) {
 	}
 	cases, cerrs := schema.LoadCaseFiles(v.caseFiles)
 	v.errs = append(v.errs, cerrs...)
-	sum := Summary{CaseFiles: len(v.caseFiles), Cases: len(cases), Configs: len(v.configFiles)}
+	sum := Summary{CaseFiles: len(v.caseFiles), Cases: len(cases), Configs: len(v.configFiles), Catalogs: len(v.catalogFiles)}
+	if opts.Catalog != nil {
+		for _, f := range v.catalogFiles {
+			if err := opts.Catalog(f); err != nil {
+				v.errs = append(v.errs, catalogError(f, err))
+			}
+		}
+	}
 	named, nerrs := schema.LoadCassetteFiles(v.cassetteFiles)
 	v.errs = append(v.errs, nerrs...)
 	sum.Cassettes = len(named)
@@ -140,9 +169,9 @@ func configCases(cfg *schema.Config, cases []*schema.Case, errs schema.Errors) (
 
 // validation collects the files Check looks at.
 type validation struct {
-	caseFiles, cassetteFiles, configFiles []string
-	seen                                  map[string]bool
-	errs                                  schema.Errors
+	caseFiles, cassetteFiles, configFiles, catalogFiles []string
+	seen, catalogs                                      map[string]bool
+	errs                                                schema.Errors
 }
 
 func (v *validation) fail(file string, err error) {
@@ -176,10 +205,48 @@ func (v *validation) addFile(p string, sniff bool) bool {
 		v.configFiles = append(v.configFiles, p)
 	case sniff && isCassettePath(p):
 		v.cassetteFiles = append(v.cassetteFiles, p)
+	case sniff && isCatalogPath(p):
+		v.catalogs[p] = true
+		v.catalogFiles = append(v.catalogFiles, p)
 	default:
 		v.caseFiles = append(v.caseFiles, p)
 	}
 	return true
+}
+
+// addCatalog adds the catalog file a config names, once.
+func (v *validation) addCatalog(p string) {
+	p = filepath.Clean(p)
+	if v.catalogs[p] {
+		return
+	}
+	v.catalogs[p] = true
+	v.catalogFiles = append(v.catalogFiles, p)
+}
+
+// isCatalogPath reports whether the file at p reads as a tool catalog.
+func isCatalogPath(p string) bool {
+	src, err := schema.ReadFile(p, "catalog file", schema.MaxCassetteFileSize)
+	return err == nil && schema.IsCatalogFile(src)
+}
+
+// catalogError places a catalog checker's error. A message that already
+// starts with the file's name ("path: …" or "path:line: …") is split into
+// the error's position and text.
+func catalogError(file string, err error) *schema.Error {
+	e := &schema.Error{File: file, Msg: err.Error()}
+	rest, ok := strings.CutPrefix(e.Msg, file+":")
+	if !ok {
+		return e
+	}
+	if num, msg, ok := strings.Cut(rest, ":"); ok {
+		if n, err := strconv.Atoi(num); err == nil && n > 0 {
+			e.Line, e.Msg = n, strings.TrimSpace(msg)
+			return e
+		}
+	}
+	e.Msg = strings.TrimSpace(rest)
+	return e
 }
 
 // isCassettePath reports whether the file at p reads as cassettes. A file

@@ -1,6 +1,7 @@
 package runconfig
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,40 @@ func TestCheckCaseGlobMatchingCassettes(t *testing.T) {
 	_, errs := Check([]string{"suite", "c.cue"})
 	if len(errs) == 0 || !strings.Contains(errs.Error(), `suite/tapes/a.yaml:1:1: case: unknown field "case"`) {
 		t.Errorf("got %v", errs)
+	}
+}
+
+// TestCheckCatalogs: a tool catalog in a walked directory is recognised
+// as one, not read as a case file ("want a case, got list"), and the
+// catalogs a config's builtin server lists are checked too, each once,
+// with the checker the caller hands in.
+func TestCheckCatalogs(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"suite/cases/a.yaml":     "id: a\nprompt: p\nexpect: {no_calls: true}\n",
+		"suite/catalog/t.yaml":   "- name: t\n  description: d\n",
+		"suite/catalog/bad.yaml": "- name: u\n  bogus: 1\n",
+		"suite/c.cue":            "name: \"c\"\ncases: [\"suite/cases/*.yaml\"]\nserver: builtin: {catalogs: [\"suite/catalog/t.yaml\", \"suite/catalog/bad.yaml\"]}\nbackend: replay: \"suite/tapes\"\nmatrix: models: [\"m\"]\n",
+		"suite/tapes/a.yaml":     "case: a\nruns: [{turns: [{content: ok}]}]\n",
+	})
+	t.Chdir(dir)
+	var checked []string
+	check := func(p string) error {
+		checked = append(checked, p)
+		if strings.HasSuffix(p, "bad.yaml") {
+			return fmt.Errorf("%s:2: tool u: unknown field bogus", p)
+		}
+		return nil
+	}
+	sum, errs := CheckWith([]string{"suite"}, Options{Catalog: check})
+	want := `suite/catalog/bad.yaml:2:1: tool u: unknown field bogus`
+	if got := strings.Join(errs.Lines(), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if sum.Catalogs != 2 || sum.Cases != 1 || len(checked) != 2 {
+		t.Errorf("summary %+v, checked %v", sum, checked)
+	}
+	// Without a checker, catalogs are still not cases.
+	if _, errs := Check([]string{"suite"}); len(errs) > 0 {
+		t.Errorf("Check without a catalog checker: %v", errs)
 	}
 }
