@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -174,33 +175,84 @@ func (s *starting) checkModels() error {
 
 // openDir makes the result directory: Options.OutDir, or
 // <output>/<name>/<stamp>; on resume, the one resumed. A new one is
-// removed again by close if no run started.
+// removed again by close if no run started, with the parents it made
+// (results/, results/<name>/) when they are empty; an --out directory
+// that existed is emptied instead, and its parents are left alone.
 func (s *starting) openDir() error {
 	if s.opts.ResumeDir != "" {
 		s.dir = s.opts.ResumeDir
 		return nil
 	}
 	var err error
+	var made []string // directories above the result directory this job creates
+	existed := false  // the result directory is an --out that existed (empty)
 	if s.opts.OutDir != "" {
 		s.dir = s.opts.OutDir
+		_, serr := os.Stat(s.dir)
+		existed = serr == nil
 		err = results.CreateAt(s.dir)
 	} else {
 		out := s.l.Config.Output
 		if out == "" {
 			out = "results"
 		}
+		made = missingDirs(filepath.Join(out, s.l.Config.Name))
 		s.dir, err = results.Create(out, s.l.Config.Name, s.now())
 	}
 	if err != nil {
+		removeEmpty(made)
 		return err
 	}
 	dir := s.dir
 	s.cleanups = append(s.cleanups, func() {
-		if !s.started {
+		switch {
+		case s.started:
+		case existed:
+			emptyDir(dir)
+		default:
 			removeUnused(dir)
+			removeEmpty(made)
 		}
 	})
 	return nil
+}
+
+// missingDirs returns dir and those of its ancestors that do not exist
+// yet, deepest first: the directories creating dir would make.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		up := filepath.Dir(d)
+		if up == d {
+			return out
+		}
+		d = up
+	}
+}
+
+// emptyDir removes what this job wrote into dir, an --out directory that
+// was empty before it, and keeps dir.
+func emptyDir(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// removeEmpty removes dirs in order while they are empty: the parents
+// missingDirs found, once the result directory below them is gone. A
+// directory that something else wrote to meanwhile stays, and so do the
+// ones above it.
+func removeEmpty(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // openServer starts the builtin server or connects to the config's one

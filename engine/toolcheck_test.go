@@ -64,3 +64,49 @@ func TestRunRecordsServer(t *testing.T) {
 		t.Errorf("progress lacks %q:\n%s", want, progress.String())
 	}
 }
+
+// TestStoppedJobRemovesTheParentsItMade: a job that stops before its
+// first run removes its stamped result directory and the parents it
+// created for it (results/<name>/, results/), when empty, but never a
+// directory that was there before, nor the parents of an --out
+// directory; an --out directory that existed is left, emptied. Before,
+// results/e2e/ (and results/) stayed behind, empty.
+func TestStoppedJobRemovesTheParentsItMade(t *testing.T) {
+	setup(t)
+	os.WriteFile("cases/suite.yaml", []byte("id: typo\nprompt: x\nneeds: [ad]\nexpect: {calls: [{tool: ad}]}\n"), 0o644)
+	stop := func(opts Options) {
+		t.Helper()
+		opts.ConfigPath, opts.Backend, opts.Builtin = "e2e.cue", &scripted{}, testServer
+		if _, err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "nothing ran") {
+			t.Fatalf("the job did not stop before its first run: %v", err)
+		}
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+
+	stop(Options{})
+	if exists("results") {
+		t.Errorf("results/ left behind")
+	}
+
+	os.MkdirAll("results/other", 0o755)
+	stop(Options{})
+	if exists("results/e2e") || !exists("results/other") {
+		t.Errorf("with results/ there before: results/e2e kept %v, results/other kept %v", exists("results/e2e"), exists("results/other"))
+	}
+
+	os.MkdirAll("results/e2e", 0o755)
+	stop(Options{})
+	if ents, err := os.ReadDir("results/e2e"); err != nil || len(ents) != 0 {
+		t.Errorf("results/e2e, there before: %v, %v", ents, err)
+	}
+
+	stop(Options{OutDir: "out/a/b"})
+	if exists("out/a/b") || !exists("out/a") {
+		t.Errorf("--out out/a/b: b kept %v, its parent kept %v", exists("out/a/b"), exists("out/a"))
+	}
+	os.MkdirAll("empty", 0o755)
+	stop(Options{OutDir: "empty"})
+	if ents, err := os.ReadDir("empty"); err != nil || len(ents) != 0 {
+		t.Errorf("--out empty, there before: %v, %v", ents, err)
+	}
+}

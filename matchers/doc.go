@@ -22,8 +22,8 @@
 //     the model's arguments itself (Ollama's native API) hands them over
 //     as float64 values, exact only up to 2^53, so an expected integer
 //     beyond that cannot match a call through it: the mismatch of a
-//     float64 says so, and validate scores golden arguments through
-//     float64 so it reports such a case. A YAML float such as
+//     float64 says so, and validate of a config on Ollama reports a
+//     golden that fails so (schema.Case.GoldenRejections). A YAML float such as
 //     9007199254740993.0 is a float64 already (9007199254740992);
 //   - a literal object matches an object that has every named key with a
 //     matching value; other keys are allowed unless strict (strict_args);

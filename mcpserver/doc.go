@@ -26,9 +26,50 @@
 //     when it declared that capability, as a multi round-trip request that
 //     mcp-go turns into elicitation/create for clients before 2026-07-28;
 //     a decline changes nothing and yields an isError result saying so.
-//  5. ServeStdio and HTTPHandler put the same server on stdio or
-//     streamable HTTP (loopback only unless allowed, optional bearer
-//     token, Host-header checks, body size limit).
+//  5. ServeStdio and HTTPHandler (ListenAndServeHTTP) put the same
+//     server on stdio or streamable HTTP; see Transports.
+//
+// # Transports
+//
+// stdio (ServeStdio): one session, newline-delimited JSON-RPC. A line
+// over DefaultMaxBodyBytes (1 MiB) is answered with a JSON-RPC error
+// (-32600) and skipped; a last line without a newline is served. When
+// input ends, the answers to requests already read are still written,
+// for at most 30 s (drainTimeout).
+//
+// Streamable HTTP (HTTPHandler at Path, /mcp; ListenAndServeHTTP binds
+// loopback addresses only unless HTTPOptions.AllowRemote). Its limits,
+// the checks of a request first, in the order made; a refused request is
+// answered at once and its connection closed:
+//
+//   - Host must parse (400); on a loopback address, Host and Origin must
+//     be loopback (403: DNS-rebinding protection); a bearer token when
+//     HTTPOptions.Token is set (401);
+//   - a POST body must arrive within DefaultBodyTimeout, 10 s (408), and
+//     fit DefaultMaxBodyBytes, 1 MiB (413); then at most
+//     DefaultMaxRequests, 64, requests are served at once (an answer to
+//     the server's own request, such as an elicitation, needs no slot);
+//     a POST outside a live session takes one of DefaultMaxSessions, 8,
+//     session slots while it runs and keeps it if it creates a session;
+//     either limit reached is a 503 with a JSON-RPC error (-32000);
+//   - a GET event stream must name a live session (400 without one, 404
+//     for an unknown one) and find one of DefaultMaxStreams, 16, free
+//     (503); it ends with its session;
+//   - sessions idle DefaultSessionIdleTTL, 30 min, end (between 1 and 1.5
+//     TTL after their last request) and drop their sandboxes; the
+//     sandboxes of all sessions stay under about MaxSessions ×
+//     SessionMemory (≈ 1.1 GiB at the defaults);
+//   - every write of a response or stream event must finish within
+//     DefaultWriteTimeout, 30 s, so a client that stops reading is cut
+//     off while a quiet stream stays open (there is no whole-response
+//     timeout);
+//   - ListenAndServeHTTP alone adds the connection limits: headers within
+//     DefaultReadHeaderTimeout, 10 s, and at most 64 KiB of them; keep-alive
+//     connections closed after DefaultIdleTimeout, 60 s, idle; at most
+//     DefaultMaxConns, 256, open connections (one more is answered 503
+//     and closed); on shutdown, 5 s for requests in flight.
+//
+// HTTPOptions overrides each limit; a zero field takes its default.
 //
 // # Why a missing argument is an isError result, not a JSON-RPC error
 //

@@ -247,6 +247,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		return nil, errs
 	}
 	c := buildCase(m)
+	c.modelGoldenArgs(doc)
 	c.File = file
 	c.Line, c.Col = root.Line, root.Column
 	idNode := nodeAt(doc, []any{"id"})
@@ -309,37 +310,59 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	return c, nil
 }
 
-// asModelArgs returns golden arguments as the engine would see them from
-// a model: JSON numbers decode to float64 (see matchers.Call), so integers
-// become float64 here too. An expected integer beyond 2^53, which no model
-// argument can equal, then fails the golden check instead of passing here
-// and failing every run.
-func asModelArgs(args map[string]any) map[string]any {
-	return asModelValue(args).(map[string]any) // a map, even for nil args
-}
-
-func asModelValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = asModelValue(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = asModelValue(e)
-		}
-		return l
-	case int64:
-		return float64(x)
-	case json.Number:
-		if f, err := x.Float64(); err == nil {
-			return f
+// modelGoldenArgs gives the arguments of c's golden calls, decoded with
+// the rest of the document (numbers as int64 or float64), the form a
+// model's take: every number a json.Number with the text as written
+// (modelValue), as the engine decodes a model's arguments. So a golden
+// 10.0 is rejected by $int: 10 in validate as the same call from a model
+// is in a run.
+func (c *Case) modelGoldenArgs(doc *yaml.Node) {
+	fix := func(g *Golden, at []any) {
+		for i := range g.Calls {
+			n := valueAt(doc, append(slices.Clone(at), "calls", i, "args"))
+			if n == nil {
+				continue
+			}
+			if v, err := modelValue(n); err == nil {
+				g.Calls[i].Args, _ = v.(map[string]any)
+			}
 		}
 	}
-	return v
+	if c.Golden != nil {
+		fix(c.Golden, []any{"golden"})
+	}
+	for i := range c.WhenGoldens {
+		wg := &c.WhenGoldens[i]
+		fix(&wg.Golden, []any{"expect", "when", wg.When, "golden"})
+	}
+}
+
+// GoldenRejections scores the goldens of c (its own and those of its
+// when entries, each in its cell) with every call's arguments passed
+// through args first, as a backend that re-encodes the model's arguments
+// would hand them over, and returns one line per reason a golden is then
+// rejected ("golden: wrong_args: calls[0].args.n: want …, got …"); none
+// when they all pass. c must be a loaded case (with its Expectation).
+func (c *Case) GoldenRejections(args func(map[string]any) map[string]any) []string {
+	var out []string
+	score := func(g *Golden, cell matchers.Cell, where string) {
+		tr := g.trace()
+		for i := range tr.Calls {
+			tr.Calls[i].Args = args(tr.Calls[i].Args)
+		}
+		for _, r := range c.Expectation.Score(tr, cell).Reasons {
+			out = append(out, fmt.Sprintf("%s: %s: %s", where, r.Code, r.Detail))
+		}
+	}
+	if c.Golden != nil {
+		score(c.Golden, GoldenCell, "golden")
+	}
+	whens, _ := c.Expect["when"].([]any)
+	for _, wg := range c.WhenGoldens {
+		entry, _ := whens[wg.When].(map[string]any)
+		score(&wg.Golden, WhenCell(entry), fmt.Sprintf("expect.when[%d].golden", wg.When))
+	}
+	return out
 }
 
 // compileErrors places the errors of matchers.CompileExpect in the
@@ -392,7 +415,11 @@ func goldenReasons(vd matchers.Verdict) []matchers.Reason {
 func (g *Golden) trace() matchers.Trace {
 	tr := matchers.Trace{Answer: g.Answer}
 	for _, gc := range g.Calls {
-		tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: asModelArgs(gc.Args)})
+		args := gc.Args
+		if args == nil {
+			args = map[string]any{}
+		}
+		tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: args})
 	}
 	return tr
 }

@@ -456,16 +456,13 @@ func (p *cassetteParser) scalarJSON(buf *bytes.Buffer, n *yaml.Node, path []any)
 		}
 		buf.WriteString(strconv.FormatBool(b))
 	case "!!int", "!!float":
-		if isJSONNumber(n.Value) {
-			buf.WriteString(n.Value)
-			break
-		}
-		var f float64
-		if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		num, err := modelNumber(n)
+		text, ok := num.(json.Number)
+		if err != nil || !ok {
 			p.errf(n, path, "%q is not a number JSON can hold", n.Value)
 			return false
 		}
-		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		buf.WriteString(string(text))
 	default:
 		writeJSONString(buf, n.Value)
 	}
@@ -475,14 +472,6 @@ func (p *cassetteParser) scalarJSON(buf *bytes.Buffer, n *yaml.Node, path []any)
 func writeJSONString(buf *bytes.Buffer, s string) {
 	b, _ := json.Marshal(s)
 	buf.Write(b)
-}
-
-func isJSONNumber(s string) bool {
-	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
-		return false
-	}
-	var n json.Number
-	return json.Unmarshal([]byte(s), &n) == nil
 }
 
 // LoadCassettes loads every cassette file (*.yaml, *.yml) under dir,

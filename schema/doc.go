@@ -33,9 +33,14 @@
 // with the other axes from GoldenCell, where every when entry selecting
 // that cell applies, as in a run. Its rejections are errors at
 // expect.when[i].golden that name the cell and, for the answer, which
-// matcher applied (expect.answer or expect.when[j].answer). Golden arguments are scored as a model's would be,
-// JSON numbers as float64, so an expectation no real call can meet (an
-// integer beyond 2^53) is caught too. LoadCases expands globs (with **),
+// matcher applied (expect.answer or expect.when[j].answer). Golden
+// arguments are scored as a model's are: every number a json.Number
+// with its text as written (10.0 stays 10.0, so $int: 10 rejects it; a
+// YAML spelling JSON lacks, such as 0x1F or 10., becomes 31 or 10.0), as
+// the engine decodes a model's arguments and as a cassette replays them.
+// Case.GoldenRejections scores them through another decoding: runconfig
+// uses it to reject, for a config on Ollama (whose native API re-encodes
+// arguments through float64), a golden integer beyond 2^53. LoadCases expands globs (with **),
 // loads files in parallel, reports every error rather than stopping at
 // the first (every independent mistake in an expectation, too), and
 // rejects case ids used twice.

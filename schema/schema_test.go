@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -115,11 +116,14 @@ func TestParseCasesErrors(t *testing.T) {
 		{"id: a\nprompt: \"unclosed\nexpect: {}\n", `x.yaml:2:1: YAML syntax: found unexpected end of stream (a quoted string that starts on this line is not closed?)`},
 		{"id: a\nprompt: p\nexpect:\n  answer: x\n bad: 1\n", `x.yaml:5:2: YAML syntax: did not find expected key (check the indentation of this line: it does not line up with the keys or items above it)`},
 		{"id: a\nprompt: p\nexpect: {answer: !custom x}\n", `x.yaml:3:18: unsupported tag !custom`},
-		// Golden arguments are scored as a model's would arrive (JSON
-		// numbers are float64), so an integer beyond 2^53 cannot pass.
-		{"id: a\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f, args: {n: 9007199254740993}}]}\ngolden: {answer: x, calls: [{tool: f, args: {n: 9007199254740993}}]}\n",
-			"x.yaml:5:29: golden: rejected (wrong_args): calls[0].args.n: want 9007199254740993, got 9007199254740992 " +
-				"(model arguments are JSON numbers, exact only up to 2^53: write the value as a string or use $approx) (expect.calls[0])"},
+		// Golden arguments are scored as a model's arrive, JSON numbers
+		// with their text: an integer beyond 2^53 is exact, 10.0 is not
+		// an $int (validate of a config on Ollama, which re-encodes
+		// arguments, checks big integers apart: runconfig).
+		{"id: a\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f, args: {n: 9007199254740993}}]}\ngolden: {answer: x, calls: [{tool: f, args: {n: 9007199254740993}}]}\n", ""},
+		{"id: a\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f, args: {n: {$int: 10}}}]}\ngolden: {answer: x, calls: [{tool: f, args: {n: 10.0}}]}\n",
+			"x.yaml:5:29: golden: rejected (wrong_args): calls[0].args.n: want integer 10, got 10.0 (expect.calls[0])"},
+		{"id: a\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f, args: {n: {$int: 10}}}]}\ngolden: {answer: x, calls: [{tool: f, args: {n: 10}}]}\n", ""},
 		// A misspelt required field is one line, not also "missing".
 		{"id: a\nprompt: p\nexpect: {}\ngolden: {answr: x, calls: [{tol: f}]}\n",
 			"x.yaml:4:10: golden.answr: unknown field \"answr\" (did you mean \"answer\"?)\nx.yaml:4:29: golden.calls[0].tol: unknown field \"tol\" (did you mean \"tool\"?)"},
@@ -233,7 +237,7 @@ golden: {calls: [{tool: f}], answer: done}
 		t.Fatal(errs)
 	}
 	c := cs[0]
-	want := []WhenGolden{{When: 1, Golden: Golden{Calls: []GoldenCall{{Tool: "f", Args: map[string]any{"n": int64(1)}}}, Answer: "It was declined."}}}
+	want := []WhenGolden{{When: 1, Golden: Golden{Calls: []GoldenCall{{Tool: "f", Args: map[string]any{"n": json.Number("1")}}}, Answer: "It was declined."}}}
 	if !reflect.DeepEqual(c.WhenGoldens, want) {
 		t.Errorf("WhenGoldens = %+v, want %+v", c.WhenGoldens, want)
 	}

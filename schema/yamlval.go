@@ -24,19 +24,34 @@ func (e *nodeError) Error() string { return e.msg }
 // strings whatever their tag; duplicate keys, merge keys and custom tags
 // are errors.
 func yamlValue(n *yaml.Node) (any, error) {
-	budget := maxNodes
-	return yamlValueB(n, 0, &budget)
+	d := yamlDecoder{budget: maxNodes}
+	return d.value(n, 0)
+}
+
+// modelValue converts a YAML node as yamlValue does, but with every
+// number as the json.Number a model would send for it (see
+// modelNumber): the form golden call arguments take, so that validate
+// judges them as it judges a model's.
+func modelValue(n *yaml.Node) (any, error) {
+	d := yamlDecoder{budget: maxNodes, modelNumbers: true}
+	return d.value(n, 0)
+}
+
+// yamlDecoder holds the state of one yamlValue or modelValue call.
+type yamlDecoder struct {
+	budget       int  // values left before the document is too big
+	modelNumbers bool // numbers as json.Number (modelNumber)
 }
 
 // maxNodes bounds the values one document may expand to, aliases
 // included, so that an alias bomb fails fast instead of eating memory.
 const maxNodes = 1 << 20
 
-func yamlValueB(n *yaml.Node, depth int, budget *int) (any, error) {
+func (d *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
 	if depth > 200 {
 		return nil, &nodeError{n, "nesting too deep"}
 	}
-	if *budget--; *budget < 0 {
+	if d.budget--; d.budget < 0 {
 		return nil, &nodeError{n, "document expands to too many values (alias loop or bomb?)"}
 	}
 	switch n.Kind {
@@ -44,9 +59,9 @@ func yamlValueB(n *yaml.Node, depth int, budget *int) (any, error) {
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return yamlValueB(n.Content[0], depth+1, budget)
+		return d.value(n.Content[0], depth+1)
 	case yaml.AliasNode:
-		return yamlValueB(n.Alias, depth+1, budget)
+		return d.value(n.Alias, depth+1)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -60,7 +75,7 @@ func yamlValueB(n *yaml.Node, depth int, budget *int) (any, error) {
 			if _, dup := m[k.Value]; dup {
 				return nil, &nodeError{k, fmt.Sprintf("duplicate key %q", k.Value)}
 			}
-			val, err := yamlValueB(v, depth+1, budget)
+			val, err := d.value(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -70,7 +85,7 @@ func yamlValueB(n *yaml.Node, depth int, budget *int) (any, error) {
 	case yaml.SequenceNode:
 		l := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			v, err := yamlValueB(c, depth+1, budget)
+			v, err := d.value(c, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -78,6 +93,9 @@ func yamlValueB(n *yaml.Node, depth int, budget *int) (any, error) {
 		}
 		return l, nil
 	case yaml.ScalarNode:
+		if d.modelNumbers && isNumberTag(n) {
+			return modelNumber(n)
+		}
 		return scalar(n)
 	}
 	return nil, &nodeError{n, "unsupported YAML node"}
@@ -126,14 +144,91 @@ func scalar(n *yaml.Node) (any, error) {
 	return nil, &nodeError{n, fmt.Sprintf("unsupported tag %s", n.Tag)}
 }
 
+func isNumberTag(n *yaml.Node) bool {
+	t := n.ShortTag()
+	return t == "!!int" || t == "!!float"
+}
+
+// modelNumber returns the number of the !!int or !!float scalar n as a
+// model would write it in JSON: its text when that is a JSON number
+// already (10.0 stays 10.0, 10 stays 10), otherwise its value in JSON
+// spelling that keeps its kind: an integer as digits (0x1F is 31, 1_000
+// is 1000), a float with a fractional part or exponent (10. is 10.0, .5
+// is 0.5, !!float 10 is 10.0). Infinities and NaN, which JSON cannot hold, stay float64.
+func modelNumber(n *yaml.Node) (any, error) {
+	isFloat := n.ShortTag() == "!!float"
+	// A plain number keeps its JSON text (an integer beyond int64, which
+	// YAML resolves as !!float, too); an explicit tag must agree with it
+	// (not so !!float 10).
+	tagged := n.Style&yaml.TaggedStyle != 0
+	if isJSONNumber(n.Value) && (!tagged || strings.ContainsAny(n.Value, ".eE") == isFloat) {
+		return json.Number(n.Value), nil
+	}
+	v, err := scalar(n)
+	if err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10)), nil
+	case json.Number:
+		return x, nil
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return x, nil
+		}
+		return json.Number(floatText(x, isFloat)), nil
+	}
+	return v, nil
+}
+
+// floatText spells f as a JSON number; when isFloat, one that still
+// reads as a float (with a fractional part or an exponent).
+func floatText(f float64, isFloat bool) string {
+	if !isFloat && f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}
+
+// isJSONNumber reports whether s is a number in JSON syntax.
+func isJSONNumber(s string) bool {
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return false
+	}
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil
+}
+
 // nodeAt finds the node at elems below n (a document or value node). For
 // a mapping key it returns the key node, so that errors point at the
 // field name; it stops at the deepest node that exists.
 func nodeAt(n *yaml.Node, elems []any) *yaml.Node {
+	at, _, _ := walk(n, elems)
+	return at
+}
+
+// valueAt returns the value node at elems below n, or nil when there is
+// none.
+func valueAt(n *yaml.Node, elems []any) *yaml.Node {
+	if _, v, ok := walk(n, elems); ok {
+		return v
+	}
+	return nil
+}
+
+// walk follows elems below n. It returns the node to point at (for a
+// mapping key, the key node), the value node there, and whether every
+// elem was found; if not, the first two are the deepest that exist.
+func walk(n *yaml.Node, elems []any) (at, cur *yaml.Node, ok bool) {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
-	cur, at := n, n
+	cur, at = n, n
 	for _, e := range elems {
 		for cur.Kind == yaml.AliasNode && cur.Alias != nil {
 			cur = cur.Alias
@@ -141,7 +236,7 @@ func nodeAt(n *yaml.Node, elems []any) *yaml.Node {
 		switch e := e.(type) {
 		case string:
 			if cur.Kind != yaml.MappingNode {
-				return at
+				return at, cur, false
 			}
 			found := false
 			for i := 0; i+1 < len(cur.Content); i += 2 {
@@ -152,15 +247,15 @@ func nodeAt(n *yaml.Node, elems []any) *yaml.Node {
 				}
 			}
 			if !found {
-				return at
+				return at, cur, false
 			}
 		case int:
 			if cur.Kind != yaml.SequenceNode || e < 0 || e >= len(cur.Content) {
-				return at
+				return at, cur, false
 			}
 			cur = cur.Content[e]
 			at = cur
 		}
 	}
-	return at
+	return at, cur, true
 }

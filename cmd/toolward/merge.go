@@ -20,7 +20,8 @@ const mergeUsage = `usage: toolward merge OUT DIR...
 
 Joins result directories written by 'toolward run --shard i/n' of one
 config into the new directory OUT: it checks they ran the same config,
-cases and filters, keeps one record per run id (a pass or fail over an
+cases, scoring rules, filters and tool list (the MCP server's tools, as
+config.json records them), keeps one record per run id (a pass or fail over an
 error), and builds the reports. Exits 1 when a shard is missing (OUT is
 still written).
 `

@@ -21,18 +21,5 @@ func serverWarnings(baseDir, newDir string) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("the two directories ran different tool lists: base %s, new %s; tool names, descriptions, schemas or gates differ, so changes may come from the server rather than the model (`toolward tools CONFIG` shows a server's tools)",
-		describeServer(b.Server), describeServer(n.Server))}
-}
-
-// describeServer names a recorded server: "name version (N tools, digest
-// 0123456789ab)".
-func describeServer(s *results.Server) string {
-	name := s.Name
-	if s.Version != "" {
-		name += " " + s.Version
-	}
-	if name == "" {
-		name = "unnamed server"
-	}
-	return fmt.Sprintf("%s (%d tools, digest %.12s)", name, s.Tools, s.ToolsDigest)
+		b.Server, n.Server)}
 }

@@ -162,6 +162,9 @@ func (s *Summary) readConfig(path string) error {
 	if len(m.MergedFrom) > 0 {
 		add("merged from", strconv.Itoa(len(m.MergedFrom))+" shards")
 	}
+	if m.ScoredFrom != "" {
+		s.Rescored = &Rescored{From: m.ScoredFrom, At: m.Created}
+	}
 	return nil
 }
 

@@ -7,7 +7,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -79,16 +78,18 @@ func (a *hostAgg) rows() []HostRow {
 	return out
 }
 
-// writeHostsMarkdown writes report.md's latency-by-host section, or
-// nothing for a job served by one host.
-func (s *Summary) writeHostsMarkdown(w io.Writer) {
+// hostsExplainer says what the latency-by-host table shows.
+const hostsExplainer = "Model-turn latency by the host that served the turn (p50 / p95). A turn retried on another host after its first host failed counts on the host that answered."
+
+// hostsTable is the latency-by-host table of report.md and report.html;
+// nil for a job served by one host.
+func (s *Summary) hostsTable() *Table {
 	if len(s.Hosts) == 0 {
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "## Latency by host\n\nModel-turn latency by the host that served the turn (p50 / p95). A turn retried on another host after its first host failed counts on the host that answered.\n\n")
-	fmt.Fprintf(w, "| host | runs | turns | turn latency | tokens out/s |\n| --- | --: | --: | --: | --: |\n")
+	t := &Table{ID: "hosts-table", Columns: []Column{col("host"), numCol("runs"), numCol("turns"), numCol("turn latency"), numCol("tokens out/s")}}
 	for _, r := range s.Hosts {
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %.0f |\n", mdCode(r.Host), r.Runs, r.Turns, msFmt(r.Latency), r.TokensOutPerS)
+		t.Rows = append(t.Rows, []Cell{nameCell(r.Host), numCell(r.Runs), numCell(r.Turns), textCell(msFmt(r.Latency)), textCell(fmt.Sprintf("%.0f", r.TokensOutPerS))})
 	}
-	fmt.Fprintln(w)
+	return t
 }

@@ -11,7 +11,9 @@ import (
 )
 
 // TestLatencyByHost: turns served by two hosts give one row per host in
-// summary.json and a section in report.md; one host gives neither.
+// summary.json and a section in report.md and report.html (through the
+// table model, so both show the same rows; before, report.html had
+// none); one host gives none of them.
 func TestLatencyByHost(t *testing.T) {
 	turn := func(host string, ms float64) record.Turn {
 		return record.Turn{Host: host, Latency: record.Millis(ms), Tokens: record.Tokens{Out: 10}}
@@ -35,15 +37,26 @@ func TestLatencyByHost(t *testing.T) {
 	if err := s.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "## Latency by host") || !strings.Contains(md.String(), "| `http://b:1` | 1 | 1 |") {
+	if !strings.Contains(md.String(), "## Latency by host") || !strings.Contains(md.String(), "| `http://b:1` | 1 | 1 | 300 / 300 | 33 |") {
 		t.Errorf("report.md lacks the host section:\n%s", md.String())
+	}
+	var html strings.Builder
+	if err := s.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<section id="hosts">`, `href="#hosts"`, `id="hosts-table"`, "http://b:1", "300 / 300"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 
 	recs[0].Trace.Turns[1].Host = "http://a:1"
 	s = summarize(t, recs)
 	md.Reset()
 	s.WriteMarkdown(&md)
-	if s.Hosts != nil || strings.Contains(md.String(), "by host") {
+	html.Reset()
+	s.WriteHTML(&html)
+	if s.Hosts != nil || strings.Contains(md.String(), "by host") || strings.Contains(html.String(), "by host") {
 		t.Errorf("one host: hosts %+v", s.Hosts)
 	}
 }

@@ -35,7 +35,7 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 	md.section(md.t.Confirm, "## Confirmation gate\n\n%s\n\n", confirmExplainerMarkdown)
 	md.section(md.t.Reasons, "## Failure reasons\n\nFailing runs per reason code (a run may have several).\n\n")
 	s.writeTextCallsMarkdown(md.w)
-	s.writeHostsMarkdown(md.w)
+	md.section(md.t.Hosts, "## Latency by host\n\n%s\n\n", hostsExplainer)
 	md.section(md.t.ErrorKinds, "## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 	md.section(md.t.Flaky, "## Flaky cases\n\nPassed on some seeds and failed on others in the same cell.\n\n")
 	md.failing()
@@ -78,10 +78,13 @@ func (m *mdWriter) header() {
 	}
 }
 
-// factsMarkdown lists the config facts, the fixed axes and the time span
-// of the runs.
+// factsMarkdown lists where re-scored verdicts came from, the config
+// facts, the fixed axes and the time span of the runs.
 func (s *Summary) factsMarkdown() []string {
 	var facts []string
+	if s.Rescored != nil {
+		facts = append(facts, s.Rescored.Text(mdCode))
+	}
 	for _, f := range s.Meta {
 		facts = append(facts, fmt.Sprintf("%s %s", f.Name, mdCode(f.Value)))
 	}

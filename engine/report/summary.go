@@ -33,6 +33,9 @@ type Summary struct {
 	// Started and Finished bound the runs (earliest start, latest end).
 	Started  time.Time `json:"started,omitzero"`
 	Finished time.Time `json:"finished,omitzero"`
+	// Rescored says where the verdicts came from when `toolward score`
+	// wrote this directory (config.json scored_from); nil otherwise.
+	Rescored *Rescored `json:"rescored,omitempty"`
 
 	Totals Tally `json:"totals"`
 	// Fixed lists the axes with a single value in the whole run, e.g.
@@ -61,6 +64,23 @@ type Summary struct {
 	Duplicates         int           `json:"duplicates,omitempty"`
 }
 
+// Rescored is the origin of a re-scored directory: the result directory
+// `toolward score` judged again (as it was named then) and when.
+type Rescored struct {
+	From string    `json:"from"`
+	At   time.Time `json:"at,omitzero"`
+}
+
+// Text says "re-scored from DIR on 2026-12-01 10:00:00Z", with from
+// written by code (an escaper for DIR: each format has its own).
+func (r *Rescored) Text(code func(string) string) string {
+	s := "re-scored from " + code(r.From)
+	if !r.At.IsZero() {
+		s += " on " + r.At.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	return s
+}
+
 // OverallPassRate returns the pass rate over all scored runs (pass+fail;
 // errors excluded) and the number of scored runs. With no scored runs the
 // rate is 0.
@@ -70,8 +90,17 @@ func (s *Summary) OverallPassRate() (rate float64, scored int) {
 
 // PassRateLine is the headline for a terminal, e.g. "pass rate 69.4%
 // [58.1, 79.0] over 288 scored runs of 46 cases (95% CI clustered by
-// case)", or "no scored runs".
+// case)", or "no scored runs"; when scored runs wrote tool calls as text
+// the server did not parse, it goes on to say how many (TextCallsLine).
 func (s *Summary) PassRateLine() string {
+	line := s.passRate()
+	if tc := s.TextCallsLine(); tc != "" {
+		line += "; " + tc
+	}
+	return line
+}
+
+func (s *Summary) passRate() string {
 	t := s.Totals
 	switch {
 	case t.Scored() == 0:

@@ -141,6 +141,23 @@ func familiesText(fs []NamedCount) string {
 	return strings.Join(parts, ", ")
 }
 
+// TextCallsLine says, for a terminal, how many scored runs wrote tool
+// calls as text ("3 runs wrote tool calls as text the server did not
+// parse: see the report"), or "" when none did.
+func (s *Summary) TextCallsLine() string {
+	n := 0
+	for _, r := range s.TextCalls {
+		n += r.WithText
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "1 run wrote tool calls as text the server did not parse: see the report"
+	}
+	return fmt.Sprintf("%d runs wrote tool calls as text the server did not parse: see the report", n)
+}
+
 // writeTextCallsMarkdown writes report.md's section on text calls, when
 // there were any.
 func (s *Summary) writeTextCallsMarkdown(w io.Writer) {

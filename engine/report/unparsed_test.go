@@ -85,3 +85,32 @@ func TestTextCallsCounted(t *testing.T) {
 		t.Errorf("a result without text calls shows them: %+v", s.TextCalls)
 	}
 }
+
+// TestPassRateLineSaysTextCalls: the terminal summary of run, report,
+// merge and score (PassRateLine) points at the report when scored runs
+// wrote tool calls as text, and says nothing of them otherwise. Before,
+// only the report told.
+func TestPassRateLineSaysTextCalls(t *testing.T) {
+	hermes := []matchers.TextCall{{Family: "hermes", Tool: "calculate", Args: map[string]any{}}}
+	summary := func(tcs ...[]matchers.TextCall) *Summary {
+		a := newAggregator()
+		for i, tc := range tcs {
+			a.add(&record.Record{ID: strings.Repeat("r", i+1), Case: "c", Cell: record.Cell{Model: "m"}, Outcome: record.Fail,
+				Trace: record.Trace{TextCalls: tc}})
+		}
+		return a.summary()
+	}
+	for _, tt := range []struct {
+		s    *Summary
+		want string
+	}{
+		{summary(nil, nil), ""},
+		{summary(hermes, nil), "; 1 run wrote tool calls as text the server did not parse: see the report"},
+		{summary(hermes, hermes, nil), "; 2 runs wrote tool calls as text the server did not parse: see the report"},
+	} {
+		line := tt.s.PassRateLine()
+		if !strings.HasPrefix(line, "pass rate 0.0%") || !strings.HasSuffix(line, ")"+tt.want) {
+			t.Errorf("PassRateLine() = %q, want it to end %q", line, ")"+tt.want)
+		}
+	}
+}

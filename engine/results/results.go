@@ -283,7 +283,9 @@ type MergeResult struct {
 }
 
 // Merge joins the result directories dirs, shards of one job, into out,
-// which must not exist or be empty. It does not build reports.
+// which must not exist or be empty. It refuses shards that ran different
+// configs, case files, scoring rules, filters or tool lists (Meta.Server,
+// kept in out when every shard recorded it). It does not build reports.
 func Merge(out string, dirs []string) (*MergeResult, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no directories to merge")
@@ -311,6 +313,10 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 		case !slices.Equal(m.Filters, first.Filters):
 			return nil, fmt.Errorf("merge: %s and %s used different filters (%v, %v)", dirs[0], d, first.Filters, m.Filters)
 		}
+	}
+	server, err := mergedServer(dirs, metas)
+	if err != nil {
+		return nil, err
 	}
 	res := &MergeResult{}
 	var planned int64
@@ -351,7 +357,7 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 	}
 	// The inputs read as one stream, under the de-duplication rule of
 	// Runs.
-	err := writeAtomic(filepath.Join(out, RunsFile), func(w io.Writer) error {
+	err = writeAtomic(filepath.Join(out, RunsFile), func(w io.Writer) error {
 		st, err := Runs(func(rec *record.Record) error {
 			if !record.KnownOutcome(rec.Outcome) {
 				res.Unknown++
@@ -376,6 +382,7 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 	m.Planned = planned
 	m.Created = time.Now().UTC()
 	m.MergedFrom = slices.Clone(dirs)
+	m.Server = server
 	if err := WriteMeta(out, &m); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}

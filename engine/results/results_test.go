@@ -237,3 +237,50 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("garbled shard: %v", err)
 	}
 }
+
+// TestMergeRefusesDifferentToolLists: shards whose config.json records
+// MCP servers that listed different tools are not one job's runs, and
+// merge refuses them, naming both; shards that agree keep the server in
+// the merged config.json, and one shard without a record leaves none.
+// Before, the first shard's server was copied whatever the others ran.
+func TestMergeRefusesDifferentToolLists(t *testing.T) {
+	root := t.TempDir()
+	withServer := func(dir string, s *Server) string {
+		t.Helper()
+		m, err := ReadMeta(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Server = s
+		if err := WriteMeta(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	same := &Server{Name: "srv", Version: "1", ToolsDigest: "aaaaaaaaaaaaaaaa", Tools: 3}
+	s0 := withServer(shardDir(t, root, "0/2", "cfg", []record.Record{{ID: "a", Outcome: record.Pass}}), same)
+	s1 := withServer(shardDir(t, root, "1/2", "cfg", []record.Record{{ID: "b", Outcome: record.Pass}}), same)
+	other := withServer(shardDir(t, filepath.Join(root, "other"), "1/2", "cfg", nil), &Server{Name: "srv", Version: "1", ToolsDigest: "bbbbbbbbbbbbbbbb", Tools: 4})
+	unknown := shardDir(t, filepath.Join(root, "unknown"), "1/2", "cfg", nil)
+
+	_, err := Merge(filepath.Join(root, "m1"), []string{s0, other})
+	want := "merge: " + s0 + " and " + other + " ran different tool lists (srv 1 (3 tools, digest aaaaaaaaaaaa), srv 1 (4 tools, digest bbbbbbbbbbbb))"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("different tool lists: %v\nwant %s…", err, want)
+	}
+	if _, serr := os.Stat(filepath.Join(root, "m1")); serr == nil {
+		t.Error("a refused merge created its output directory")
+	}
+	if _, err := Merge(filepath.Join(root, "m2"), []string{s0, s1}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ReadMeta(filepath.Join(root, "m2")); err != nil || m.Server == nil || *m.Server != *same {
+		t.Errorf("merged server %+v, %v", m.Server, err)
+	}
+	if _, err := Merge(filepath.Join(root, "m3"), []string{s0, unknown}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ReadMeta(filepath.Join(root, "m3")); err != nil || m.Server != nil {
+		t.Errorf("merged with an unrecorded server: %+v, %v", m.Server, err)
+	}
+}

@@ -1,6 +1,7 @@
 package runconfig
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -103,6 +104,11 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 		counted[f] = true
 	}
 	for _, cfg := range cfgs {
+		if cfg.Backend.Ollama != nil {
+			if mine, ok := configCases(cfg, cases, cerrs); ok {
+				v.errs = append(v.errs, ollamaGoldens(cfg, mine)...)
+			}
+		}
 		dir := cfg.Backend.Replay
 		if dir == "" {
 			continue
@@ -126,6 +132,61 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 		}
 	}
 	return sum, v.errs.Sort()
+}
+
+// ollamaGoldens checks the goldens of the cases of a config on the
+// Ollama backend as they would reach the scorer through Ollama's native
+// API, which decodes a model's arguments and encodes them again, every
+// number through a float64: an integer beyond 2^53 arrives rounded (and
+// 10.0 as 10). A case whose golden then fails could never pass a run of
+// the config: one error at the config per such case.
+func ollamaGoldens(cfg *schema.Config, cases []*schema.Case) schema.Errors {
+	var errs schema.Errors
+	for _, c := range cases {
+		rs := c.GoldenRejections(throughFloat64)
+		if len(rs) == 0 {
+			continue
+		}
+		errs = append(errs, &schema.Error{File: cfg.File, Path: "backend.ollama",
+			Msg: fmt.Sprintf("case %s (%s:%d): its golden fails as Ollama's native API delivers arguments, each number "+
+				"re-encoded through a float64, exact only up to 2^53 (%s): write such a value as a string or use $approx, "+
+				"or run the case on another backend", c.ID, c.File, c.Line, strings.Join(rs, "; "))})
+	}
+	return errs
+}
+
+// throughFloat64 returns v with every json.Number re-encoded as Go
+// encodes a float64 (what Ollama does to a model's arguments).
+func throughFloat64(args map[string]any) map[string]any {
+	return reencode(args).(map[string]any)
+}
+
+func reencode(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = reencode(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = reencode(e)
+		}
+		return l
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return x
+		}
+		b, err := json.Marshal(f)
+		if err != nil {
+			return x
+		}
+		return json.Number(b)
+	}
+	return v
 }
 
 // countIn counts the cassettes of cs read from file.

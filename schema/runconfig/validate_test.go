@@ -102,3 +102,30 @@ func TestCheckCatalogs(t *testing.T) {
 		t.Errorf("Check without a catalog checker: %v", errs)
 	}
 }
+
+// TestCheckOllamaGoldens: golden arguments keep their text, so a golden
+// integer beyond 2^53 passes (as it does from OpenAI-compatible servers
+// and cassettes, which keep the model's text); Ollama's native API
+// rounds it through a float64, so a config on Ollama that runs the case
+// is an error there, and only there.
+func TestCheckOllamaGoldens(t *testing.T) {
+	const big = "id: big\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f, args: {n: 9007199254740993}}]}\ngolden: {answer: x, calls: [{tool: f, args: {n: 9007199254740993}}]}\n"
+	const small = "id: small\nprompt: p\nneeds: [f]\nexpect: {calls: [{tool: f, args: {n: {$int: 10}}}]}\ngolden: {answer: x, calls: [{tool: f, args: {n: 10}}]}\n"
+	dir := writeFiles(t, map[string]string{
+		"suite/big.yaml":   big,
+		"suite/small.yaml": small,
+		"ollama.cue":       "name: \"o\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
+		"openai.cue":       "name: \"a\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: openai: {base_url: \"http://127.0.0.1:1/v1\"}\nmatrix: models: [\"m\"]\n",
+	})
+	t.Chdir(dir)
+	if _, errs := Check([]string{"openai.cue"}); len(errs) > 0 {
+		t.Errorf("openai: %v", errs)
+	}
+	_, errs := Check([]string{"ollama.cue"})
+	want := "ollama.cue: backend.ollama: case big (suite/big.yaml:1): its golden fails as Ollama's native API delivers arguments, " +
+		"each number re-encoded through a float64, exact only up to 2^53 (golden: wrong_args: calls[0].args.n: want 9007199254740993, got 9007199254740992 (expect.calls[0])): " +
+		"write such a value as a string or use $approx, or run the case on another backend"
+	if got := strings.Join(errs.Lines(), "\n"); got != want {
+		t.Errorf("ollama: got\n%s\nwant\n%s", got, want)
+	}
+}
