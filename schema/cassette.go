@@ -572,52 +572,46 @@ func isYAMLFile(p string) bool {
 // non-empty document is a list whose first element is a mapping with a
 // name key and no id key.
 func IsCatalogFile(src []byte) bool {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			return false
-		}
-		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
-			continue
-		}
-		l := deref(doc.Content[0])
-		if l.Kind != yaml.SequenceNode || len(l.Content) == 0 {
-			return false
-		}
-		m := deref(l.Content[0])
-		if m.Kind != yaml.MappingNode {
-			return false
-		}
-		keys := map[string]bool{}
-		for i := 0; i < len(m.Content); i += 2 {
-			keys[m.Content[i].Value] = true
-		}
-		return keys["name"] && !keys["id"]
+	top := firstDocument(src)
+	if top == nil || top.Kind != yaml.SequenceNode || len(top.Content) == 0 {
+		return false
 	}
+	keys := mappingKeys(deref(top.Content[0]))
+	return keys["name"] && !keys["id"]
 }
 
 // IsCassetteFile reports whether src reads as cassettes rather than
 // cases: its first non-empty document is a mapping with a runs or case
 // key and no id key. A file that does not parse is not a cassette file.
 func IsCassetteFile(src []byte) bool {
+	keys := mappingKeys(firstDocument(src))
+	return !keys["id"] && (keys["runs"] || keys["case"])
+}
+
+// firstDocument returns the top node of the first non-empty YAML document
+// of src, or nil when there is none or it does not parse.
+func firstDocument(src []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var doc yaml.Node
 		if err := dec.Decode(&doc); err != nil {
-			return false
+			return nil
 		}
-		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
-			continue
+		if len(doc.Content) > 0 && doc.Content[0].ShortTag() != "!!null" {
+			return deref(doc.Content[0])
 		}
-		m := deref(doc.Content[0])
-		if m.Kind != yaml.MappingNode {
-			return false
-		}
-		keys := map[string]bool{}
-		for i := 0; i < len(m.Content); i += 2 {
-			keys[m.Content[i].Value] = true
-		}
-		return !keys["id"] && (keys["runs"] || keys["case"])
 	}
+}
+
+// mappingKeys returns the keys of a mapping node (none for nil or any
+// other node).
+func mappingKeys(m *yaml.Node) map[string]bool {
+	keys := map[string]bool{}
+	if m == nil || m.Kind != yaml.MappingNode {
+		return keys
+	}
+	for i := 0; i < len(m.Content); i += 2 {
+		keys[m.Content[i].Value] = true
+	}
+	return keys
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -142,3 +144,22 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ParseServerURL reads the address of a model server as a config gives
+// it: raw, or def when raw is empty, with http:// assumed when no scheme
+// is given. It returns the URL without a trailing slash, or an error
+// naming what (e.g. "ollama: bad host") and an example.
+func ParseServerURL(raw, def, what string) (*url.URL, string, error) {
+	s := raw
+	if s == "" {
+		s = def
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, "", fmt.Errorf("%s %q: want a URL such as %s", what, raw, def)
+	}
+	return u, strings.TrimRight(u.String(), "/"), nil
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -78,16 +77,9 @@ var (
 // New returns a backend for cfg. It does not contact the server; call
 // Preflight for that.
 func New(cfg Config) (*Backend, error) {
-	host := cfg.Host
-	if host == "" {
-		host = DefaultHost
-	}
-	if !strings.Contains(host, "://") {
-		host = "http://" + host
-	}
-	u, err := url.Parse(host)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("ollama: bad host %q: want a URL such as %s", cfg.Host, DefaultHost)
+	u, host, err := backend.ParseServerURL(cfg.Host, DefaultHost, "ollama: bad host")
+	if err != nil {
+		return nil, err
 	}
 	if cfg.NumCtx < 0 {
 		return nil, fmt.Errorf("ollama: num_ctx %d is negative", cfg.NumCtx)
@@ -96,7 +88,7 @@ func New(cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("ollama: max reply bytes %d is negative", cfg.MaxReplyBytes)
 	}
 	b := &Backend{
-		host: strings.TrimRight(u.String(), "/"), numCtx: cfg.NumCtx, think: cfg.Think,
+		host: host, numCtx: cfg.NumCtx, think: cfg.Think,
 		limit: cfg.MaxReplyBytes, converted: map[string]convertedTool{},
 		// The api client signs requests for ollama.com or with
 		// OLLAMA_AUTH set; such chats go through it (see Chat).

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -92,22 +91,15 @@ var (
 // New returns a backend for cfg. It reads the API key from the
 // environment but does not contact the server; call Preflight for that.
 func New(cfg Config) (*Backend, error) {
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	if !strings.Contains(base, "://") {
-		base = "http://" + base
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("openai: bad base_url %q: want a URL such as %s", cfg.BaseURL, DefaultBaseURL)
+	_, base, err := backend.ParseServerURL(cfg.BaseURL, DefaultBaseURL, "openai: bad base_url")
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxTokens < 0 || cfg.MaxReplyBytes < 0 {
 		return nil, errors.New("openai: max_tokens and the reply limit must not be negative")
 	}
 	b := &Backend{
-		base: strings.TrimRight(u.String(), "/"), keyEnv: cfg.APIKeyEnv, cfg: cfg,
+		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg,
 		limit: cfg.MaxReplyBytes, client: cfg.HTTPClient, headers: http.Header{},
 		encoded: map[string]json.RawMessage{},
 	}
