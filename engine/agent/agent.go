@@ -24,6 +24,13 @@ type Caller interface {
 	Call(ctx context.Context, name string, args map[string]any, timeout time.Duration) (*session.Result, error)
 }
 
+// DefaultMaxCallsPerTurn is how many tool calls of one model turn the
+// loop executes when Input.MaxCallsPerTurn is 0. Further calls of the turn
+// are recorded, not executed (record.NotExecutedTurnLimit), and answered
+// with an error result; they count as the model's calls for scoring
+// (max_calls, forbid).
+const DefaultMaxCallsPerTurn = 64
+
 // Input is one run's conversation setup.
 type Input struct {
 	Case  *schema.Case
@@ -33,6 +40,9 @@ type Input struct {
 	MaxIterations int
 	// CallTimeout bounds each tool call; 0 means none.
 	CallTimeout time.Duration
+	// MaxCallsPerTurn bounds the calls of one turn sent to the server;
+	// 0 means DefaultMaxCallsPerTurn.
+	MaxCallsPerTurn int
 }
 
 // Output is what the loop did.
@@ -115,8 +125,9 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		}
 		msg.Role = "assistant"
 		req.Messages = append(req.Messages, msg)
+		lim := turnLimit{max: maxCalls(in), asked: len(msg.ToolCalls)}
 		for _, tc := range msg.ToolCalls {
-			call, err := doCall(ctx, tools, in, offered, turn, tc)
+			call, err := doCall(ctx, tools, in, offered, turn, tc, &lim)
 			if err != nil {
 				return out, err
 			}
@@ -128,7 +139,29 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 	return out, nil
 }
 
-func doCall(ctx context.Context, tools Caller, in Input, offered map[string]bool, turn int, tc backend.ToolCall) (record.Call, error) {
+func maxCalls(in Input) int {
+	if in.MaxCallsPerTurn > 0 {
+		return in.MaxCallsPerTurn
+	}
+	return DefaultMaxCallsPerTurn
+}
+
+// turnLimit counts the calls of one turn sent to the server against the
+// most one turn may send.
+type turnLimit struct {
+	max, asked, sent int
+}
+
+// take reports whether one more call of the turn may be sent, counting it.
+func (l *turnLimit) take() bool {
+	if l.sent >= l.max {
+		return false
+	}
+	l.sent++
+	return true
+}
+
+func doCall(ctx context.Context, tools Caller, in Input, offered map[string]bool, turn int, tc backend.ToolCall, lim *turnLimit) (record.Call, error) {
 	call := record.Call{Turn: turn, Tool: tc.Name}
 	args, err := decodeArgs(tc.Arguments)
 	if err != nil {
@@ -147,6 +180,12 @@ func doCall(ctx context.Context, tools Caller, in Input, offered map[string]bool
 			names[i] = t.Name
 		}
 		call.Result = fmt.Sprintf("Error: there is no tool named %q. Available tools: %s.", tc.Name, strings.Join(names, ", "))
+		return call, nil
+	}
+	if !lim.take() {
+		call.NotExecuted = record.NotExecutedTurnLimit
+		call.IsError = true
+		call.Result = fmt.Sprintf("Error: not executed: this turn asked for %d tool calls, and at most %d calls of one turn are executed. Ask for fewer calls at a time.", lim.asked, lim.max)
 		return call, nil
 	}
 	res, err := tools.Call(ctx, tc.Name, args, in.CallTimeout)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -145,5 +147,80 @@ func TestScriptedMessages(t *testing.T) {
 	ms := Messages(c)
 	if len(ms) != 3 || ms[2].Content != "add" || ms[1].Role != "assistant" {
 		t.Fatalf("messages = %+v", ms)
+	}
+}
+
+// TestCallsPerTurnBounded: a turn asking for 10,000 calls executes
+// DefaultMaxCallsPerTurn of them; the rest are recorded as not executed,
+// answered with an error, and still count as the model's calls, so a
+// case with max_calls fails with too_many_calls and a forbidden tool past
+// the limit is still caught. Malformed and not-offered calls, which are
+// never sent, do not use up the limit.
+func TestCallsPerTurnBounded(t *testing.T) {
+	const n = 10000
+	many := []backend.ToolCall{call("add", "[1]"), call("nope", "{}")}
+	for range n - 3 {
+		many = append(many, call("add", `{"a":1}`))
+	}
+	many = append(many, call("broken", "{}")) // forbidden, past the limit: never executed
+	b := &script{replies: []backend.Message{{ToolCalls: many}, {Content: "done"}}}
+	tl := &tools{}
+	out, err := Run(context.Background(), b, tl, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.calls) != DefaultMaxCallsPerTurn {
+		t.Errorf("%d calls executed, want %d", len(tl.calls), DefaultMaxCallsPerTurn)
+	}
+	if len(out.Trace.Calls) != n || out.Trace.Answer != "done" {
+		t.Fatalf("%d calls recorded, answer %q", len(out.Trace.Calls), out.Trace.Answer)
+	}
+	notExec := 0
+	for _, c := range out.Trace.Calls {
+		if c.NotExecuted != "" {
+			notExec++
+			if c.NotExecuted != record.NotExecutedTurnLimit || !c.IsError || !strings.Contains(c.Result, "not executed") {
+				t.Fatalf("call not executed: %+v", c)
+			}
+		}
+	}
+	if want := n - 2 - DefaultMaxCallsPerTurn; notExec != want {
+		t.Errorf("%d calls not executed, want %d", notExec, want)
+	}
+	if got := len(b.seen[1].Messages) - len(b.seen[0].Messages); got != n+1 {
+		t.Errorf("the next turn got %d new messages, want the turn and a result per call (%d)", got, n+1)
+	}
+
+	exp, err := matchers.CompileExpect(map[string]any{"max_calls": 6, "forbid": []any{"broken"}, "calls": []any{map[string]any{"tool": "add"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := exp.Score(out.Trace.Scored(), input().Cell)
+	codes := map[string]bool{}
+	for _, r := range v.Reasons {
+		codes[r.Code] = true
+	}
+	if v.Pass || !codes[matchers.ReasonTooManyCalls] || !codes[matchers.ReasonForbiddenCall] {
+		t.Errorf("verdict %+v, want a fail with too_many_calls and forbidden_call", v.Reasons)
+	}
+	line, err := record.Marshal(&record.Record{Trace: out.Trace})
+	if err != nil || len(line) > record.MaxRecordBytes {
+		t.Errorf("record of the run: %d bytes, %v", len(line), err)
+	}
+}
+
+// TestCallsPerTurnLimitIsPerTurn: the limit counts each turn afresh.
+func TestCallsPerTurnLimitIsPerTurn(t *testing.T) {
+	three := []backend.ToolCall{call("add", "{}"), call("add", "{}"), call("add", "{}")}
+	b := &script{replies: []backend.Message{{ToolCalls: three}, {ToolCalls: three}, {Content: "done"}}}
+	tl := &tools{}
+	in := input()
+	in.MaxCallsPerTurn = 2
+	out, err := Run(context.Background(), b, tl, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.calls) != 4 || out.Trace.Calls[2].NotExecuted == "" || out.Trace.Calls[5].NotExecuted == "" || out.Trace.Calls[3].NotExecuted != "" {
+		t.Errorf("executed %d; trace %+v", len(tl.calls), out.Trace.Calls)
 	}
 }

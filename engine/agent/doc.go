@@ -17,7 +17,13 @@
 //     wrote, all the way to the scorer and runs.jsonl, so an integer
 //     matcher can reject 10.0; a number no float64 can hold (1e400)
 //     makes the call malformed.
-//  4. After MaxIterations model turns without a final answer, the run
+//  4. At most MaxCallsPerTurn calls of one turn (DefaultMaxCallsPerTurn)
+//     are sent to the server; the turn's further well-formed calls are
+//     recorded with NotExecuted set and answered with an error result.
+//     They are the model's calls all the same: the scorer counts them
+//     (max_calls, forbid). The backends bound the calls of one reply too
+//     (MaxReplyCalls, a cut reply), so a turn's cost stays bounded.
+//  5. After MaxIterations model turns without a final answer, the run
 //     stops with OutOfTurns set (the engine fails it with max_iterations).
 //
 // The loop owns no policy beyond this: timeouts come from the context (run

@@ -123,6 +123,11 @@ type Call struct {
 	RawArgs    string `json:"raw_args,omitempty"`
 	Malformed  bool   `json:"malformed,omitempty"`
 	NotOffered bool   `json:"not_offered,omitempty"`
+	// NotExecuted says why toolward did not send a well-formed call to an
+	// offered tool to the server: "" when it did, NotExecutedTurnLimit
+	// for a call past the calls one turn may execute. The model got an
+	// error result; the call still counts as attempted.
+	NotExecuted string `json:"not_executed,omitempty"`
 	// Confirm is the simulated user's decision: "" (no gate), "approved"
 	// or "denied". Elicitation requests made by the server during the
 	// call are recorded in Elicitations.
@@ -133,6 +138,10 @@ type Call struct {
 	IsError      bool     `json:"is_error,omitempty"`
 	Latency      Millis   `json:"latency_ms"`
 }
+
+// NotExecutedTurnLimit is Call.NotExecuted for a call past the number of
+// calls of one turn the agent executes (engine/agent.DefaultMaxCallsPerTurn).
+const NotExecutedTurnLimit = "turn_call_limit"
 
 // Tokens counts prompt (in) and generated (out) tokens.
 type Tokens struct {

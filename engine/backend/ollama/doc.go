@@ -29,8 +29,12 @@
 // still hold is not read whole. Lines are read through pooled 16 KiB
 // buffers, so a request allocates no read buffer (the api package's
 // client allocates 8 MiB per chat); error replies are read up to 64 KiB.
-// Replies are read to their end so that connections are reused; the
-// default client keeps up to 64 idle connections per host. Requests that
+// A reply keeps at most MaxReplyCalls (1,024) tool calls; one with more
+// is cut there too. A reply ends at its final chunk (done: true); what
+// follows is drained, at most 64 KiB for at most a second, so that a
+// stream the server ends leaves its connection reusable and one it keeps
+// open does not hold the turn; the default client keeps up to 64 idle
+// connections per host. Requests that
 // the api package must sign (a host of ollama.com, or OLLAMA_AUTH set) go
 // through its client instead, with the same bound on what is kept.
 //

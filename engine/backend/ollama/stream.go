@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
@@ -31,7 +32,19 @@ const DefaultMaxReplyBytes = 4 << 20
 // backend uses the same value.
 const DoneReplyLimit = "reply_limit"
 
+// MaxReplyCalls bounds the tool calls one reply may hold: a reply with
+// more keeps the first MaxReplyCalls and is cut there (DoneReplyLimit).
+// The OpenAI backend has the same bound; the agent executes fewer still
+// (engine/agent.DefaultMaxCallsPerTurn).
+const MaxReplyCalls = 1024
+
 const (
+	// drainBytes and drainGrace bound what is read of a stream after its
+	// final chunk, so that a server that keeps the reply open after done
+	// costs at most drainGrace per turn, while one that ends it (as
+	// Ollama does) leaves its connection reusable.
+	drainBytes = 64 << 10
+	drainGrace = time.Second
 	// readBufSize is the pooled read buffer of a chat stream: a chunk
 	// line of Ollama's is a few hundred bytes.
 	readBufSize = 16 << 10
@@ -75,6 +88,9 @@ func (r *reply) add(c *api.ChatResponse) error {
 	r.text(&r.content, c.Message.Content)
 	r.text(&r.thinking, c.Message.Thinking)
 	for _, tc := range c.Message.ToolCalls {
+		if len(r.calls) >= MaxReplyCalls {
+			r.cut = true
+		}
 		if r.cut {
 			break // nothing more fits, not even a name
 		}
@@ -182,9 +198,11 @@ type chatLine struct {
 	Error string `json:"error"`
 }
 
-// readChat reads an NDJSON chat stream into r up to its end. It returns
-// errCut when the reply is full, an error carrying the message of an
-// {"error": …} line, and a garbled-line error wrapping the JSON error.
+// readChat reads an NDJSON chat stream into r up to its final chunk
+// (done: true) or its end, whichever comes first: what a server sends
+// after the final chunk is not read here. It returns errCut when the
+// reply is full, an error carrying the message of an {"error": …} line,
+// and a garbled-line error wrapping the JSON error.
 func readChat(body io.Reader, r *reply) error {
 	lr := getLineReader(body)
 	defer putLineReader(lr)
@@ -214,7 +232,20 @@ func readChat(body io.Reader, r *reply) error {
 		if err := r.add(&c.ChatResponse); err != nil {
 			return err
 		}
+		if r.final != nil {
+			return nil
+		}
 	}
+}
+
+// drain reads what is left of a reply body, at most drainBytes and for at
+// most drainGrace (cancel ends the request), so that a server that ends
+// its stream leaves the connection reusable and one that keeps it open
+// cannot hold the turn.
+func drain(body io.Reader, cancel context.CancelFunc) {
+	t := time.AfterFunc(drainGrace, cancel)
+	defer t.Stop()
+	io.Copy(io.Discard, io.LimitReader(body, drainBytes))
 }
 
 // postChat sends creq, with tools (the JSON encodings of creq.Tools) in
@@ -226,6 +257,8 @@ func (b *Backend) postChat(ctx context.Context, creq *api.ChatRequest, tools [][
 	if err != nil {
 		return &backend.Error{Kind: backend.KindBadRequest, Msg: fmt.Sprintf("ollama: encoding the chat request for %s", creq.Model), Err: err}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, b.host+"/api/chat", bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -241,7 +274,11 @@ func (b *Backend) postChat(ctx context.Context, creq *api.ChatRequest, tools [][
 	if resp.StatusCode >= http.StatusBadRequest {
 		return statusError(resp)
 	}
-	return readChat(resp.Body, r)
+	if err := readChat(resp.Body, r); err != nil {
+		return err
+	}
+	drain(resp.Body, cancel)
+	return nil
 }
 
 // encodeChat encodes creq with tools, the encodings of its tools, as its

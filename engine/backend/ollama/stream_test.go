@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -469,5 +471,100 @@ func TestEncodeChatAsAPIClient(t *testing.T) {
 				t.Errorf("%d tools: %s = %s, want %s", len(tools), k, g[k], wv)
 			}
 		}
+	}
+}
+
+// streamLines answers every chat with lines, one flush each, and then
+// keeps the reply open until the client goes or the test ends when open
+// is set.
+func streamLines(t *testing.T, open bool, lines ...string) (*httptest.Server, *int) {
+	t.Helper()
+	var mu sync.Mutex
+	conns := 0
+	release := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		for _, l := range lines {
+			io.WriteString(w, l+"\n")
+			w.(http.Flusher).Flush()
+		}
+		if open {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: handlers return, Close does not wait
+	return srv, &conns
+}
+
+const (
+	lineHi   = `{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}`
+	lineDone = `{"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":2}`
+)
+
+// TestChatStopsAtDone: a server that keeps the reply open after its final
+// chunk (done: true) does not hold the turn until the run's timeout: the
+// reply is complete at done. The deadline only keeps a regression from
+// hanging the test.
+func TestChatStopsAtDone(t *testing.T) {
+	srv, _ := streamLines(t, true, lineHi, lineDone)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := hostBackend(t, srv.URL, Config{}).Chat(ctx, simpleRequest())
+	if err != nil {
+		t.Fatalf("a reply kept open after done: %v", err)
+	}
+	if resp.Message.Content != "Hi" || resp.DoneReason != "stop" || resp.TokensOut != 2 {
+		t.Errorf("reply %+v", resp)
+	}
+	if ctx.Err() != nil {
+		t.Error("Chat returned only at the deadline")
+	}
+}
+
+// TestChatReusesConnectionAfterDone: stopping at done still reads the
+// stream's end when the server sends it, so the connection is reused.
+func TestChatReusesConnectionAfterDone(t *testing.T) {
+	srv, conns := streamLines(t, false, lineHi, lineDone)
+	b := hostBackend(t, srv.URL, Config{})
+	for i := range 3 {
+		if resp, err := b.Chat(context.Background(), simpleRequest()); err != nil || resp.Message.Content != "Hi" {
+			t.Fatalf("chat %d: %+v %v", i, resp, err)
+		}
+	}
+	if *conns != 1 {
+		t.Errorf("3 chats opened %d connections, want 1", *conns)
+	}
+}
+
+// TestChatCallsBounded: a reply with more tool calls than MaxReplyCalls
+// keeps the first MaxReplyCalls and is cut there.
+func TestChatCallsBounded(t *testing.T) {
+	var calls strings.Builder
+	for i := range MaxReplyCalls + 500 {
+		if i > 0 {
+			calls.WriteByte(',')
+		}
+		calls.WriteString(`{"function":{"name":"c","arguments":{}}}`)
+	}
+	srv, _ := streamLines(t, false,
+		`{"model":"m","message":{"role":"assistant","content":"","tool_calls":[`+calls.String()+`]},"done":false}`, lineDone)
+	resp, err := hostBackend(t, srv.URL, Config{}).Chat(context.Background(), simpleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Message.ToolCalls) != MaxReplyCalls || resp.DoneReason != DoneReplyLimit {
+		t.Errorf("%d calls, done %q; want %d, %q", len(resp.Message.ToolCalls), resp.DoneReason, MaxReplyCalls, DoneReplyLimit)
 	}
 }

@@ -35,7 +35,9 @@
 //
 // Bounds: one reply keeps at most Config.MaxReplyBytes (default 4 MiB) of
 // text and arguments; a streamed reply past it is cut and its DoneReason
-// is DoneReplyLimit. Events are read through pooled 16 KiB buffers, so a
+// is DoneReplyLimit, as is one whose single event is longer than that, and
+// one that starts more than MaxReplyCalls (1,024) tool calls (a fragment
+// finds its call by index in constant time). Events are read through pooled 16 KiB buffers, so a
 // request allocates no read buffer; error bodies are read up to 64 KiB.
 //
 // Errors are *backend.Error: no server, a broken stream, 5xx and 429 are

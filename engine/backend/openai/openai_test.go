@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -369,5 +370,61 @@ func TestPreflightWaitsOutRateLimit(t *testing.T) {
 	}))
 	if _, err := newBackend(t, openai.Config{BaseURL: hs + "/v1"}).Preflight(context.Background(), []string{"m"}); err != nil || probes.Load() != 2 {
 		t.Fatalf("err %v after %d probes", err, probes.Load())
+	}
+}
+
+// TestOverlongEventIsReplyLimit: one server-sent event longer than the
+// whole reply may be (a data line with no end) is a reply cut at the
+// limit, with its done reason, as on the Ollama backend; not an empty
+// reply with no reason.
+func TestOverlongEventIsReplyLimit(t *testing.T) {
+	hs := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":"42 "}}]}` + "\n\n"))
+		w.Write([]byte("data: " + strings.Repeat("x", 1<<20)))
+	}))
+	resp, err := chat(t, newBackend(t, openai.Config{BaseURL: hs, MaxReplyBytes: 1000}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "42 " || resp.DoneReason != openai.DoneReplyLimit {
+		t.Fatalf("content %.40q, done %q; want %q, %q", resp.Message.Content, resp.DoneReason, "42 ", openai.DoneReplyLimit)
+	}
+}
+
+// TestReplyCallsBounded: a reply that streams more calls than
+// MaxReplyCalls, each with its own index, keeps the first MaxReplyCalls
+// and is cut there, streamed or not.
+func TestReplyCallsBounded(t *testing.T) {
+	const n = openai.MaxReplyCalls + 500
+	var stream, whole strings.Builder
+	whole.WriteString(`{"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","tool_calls":[`)
+	for i := range n {
+		fmt.Fprintf(&stream, `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"name":"c","arguments":"{}"}}]}}]}`+"\n\n", i+1)
+		if i > 0 {
+			whole.WriteByte(',')
+		}
+		fmt.Fprintf(&whole, `{"id":"c%d","type":"function","function":{"name":"c","arguments":"{}"}}`, i)
+	}
+	stream.WriteString(`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n")
+	whole.WriteString(`]}}]}`)
+	for _, tc := range []struct {
+		name     string
+		noStream bool
+		body     string
+	}{{"streamed", false, stream.String()}, {"whole", true, whole.String()}} {
+		hs := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(tc.body))
+		}))
+		resp, err := chat(t, newBackend(t, openai.Config{BaseURL: hs, NoStream: tc.noStream}))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(resp.Message.ToolCalls) != openai.MaxReplyCalls || resp.DoneReason != openai.DoneReplyLimit {
+			t.Errorf("%s: %d calls, done %q; want %d, %q", tc.name, len(resp.Message.ToolCalls), resp.DoneReason, openai.MaxReplyCalls, openai.DoneReplyLimit)
+		}
+		if c := resp.Message.ToolCalls[len(resp.Message.ToolCalls)-1]; c.Name != "c" || string(c.Arguments) != "{}" {
+			t.Errorf("%s: last call kept %+v", tc.name, c)
+		}
 	}
 }

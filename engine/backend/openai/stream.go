@@ -17,6 +17,14 @@ import (
 // the reply; tool call arguments cut short are malformed calls.
 const DoneReplyLimit = "reply_limit"
 
+// MaxReplyCalls bounds the tool calls one reply may hold. A reply that
+// starts more is cut there, as at Config.MaxReplyBytes: its DoneReason is
+// DoneReplyLimit and it keeps the first MaxReplyCalls calls. The agent
+// executes fewer still (see engine/agent.DefaultMaxCallsPerTurn); this
+// bound keeps the memory and time one reply costs small before the agent
+// sees it.
+const MaxReplyCalls = 1024
+
 // errCut stops reading a reply that reached the size limit.
 var errCut = errors.New("reply size limit reached")
 
@@ -126,22 +134,25 @@ func trimEOL(l []byte) []byte {
 }
 
 // accumulator builds one reply from streamed deltas (or from one whole
-// message), keeping at most limit bytes of text and arguments.
+// message), keeping at most limit bytes of text and arguments and at
+// most MaxReplyCalls calls.
 type accumulator struct {
 	content, thinking strings.Builder
 	calls             []callAcc
-	finish            string
-	usage             *usage
-	model             string
-	size, limit       int
-	cut               bool
+	// byIndex holds, for each index, the position in calls of the last
+	// call with it, so that a fragment finds its call in constant time.
+	byIndex     map[int]int
+	finish      string
+	usage       *usage
+	model       string
+	size, limit int
+	cut         bool
 }
 
 type callAcc struct {
-	index int
-	id    string
-	name  string
-	args  []byte
+	id   string
+	name string
+	args []byte
 }
 
 // add folds one chunk in. It returns errCut once the reply reached the
@@ -210,29 +221,14 @@ func (a *accumulator) text(b *strings.Builder, s string) {
 // index, when the server sends one, unless the fragment carries a
 // different id (Ollama's model parsers give every call index 0, each
 // whole and with its own id); without an index, a fragment with an id
-// starts a new call and one without continues the last.
+// starts a new call and one without continues the last. A fragment that
+// would start call MaxReplyCalls+1 is dropped and the reply marked cut.
 func (a *accumulator) call(d *deltaCall) error {
-	var c *callAcc
-	switch {
-	case d.Index != nil:
-		for i := len(a.calls) - 1; i >= 0; i-- {
-			if a.calls[i].index == *d.Index {
-				if d.ID == "" || a.calls[i].id == "" || a.calls[i].id == d.ID {
-					c = &a.calls[i]
-				}
-				break
-			}
-		}
-	case d.ID == "" && len(a.calls) > 0:
-		c = &a.calls[len(a.calls)-1]
-	}
+	c := a.find(d)
 	if c == nil {
-		idx := len(a.calls)
-		if d.Index != nil {
-			idx = *d.Index
+		if c = a.start(d); c == nil {
+			return nil
 		}
-		a.calls = append(a.calls, callAcc{index: idx})
-		c = &a.calls[len(a.calls)-1]
 	}
 	if d.ID != "" {
 		c.id = d.ID
@@ -248,6 +244,39 @@ func (a *accumulator) call(d *deltaCall) error {
 	}
 	c.args = append(c.args, frag[:a.room(len(frag))]...)
 	return nil
+}
+
+// find returns the call fragment d continues, or nil when it starts one.
+func (a *accumulator) find(d *deltaCall) *callAcc {
+	switch {
+	case d.Index != nil:
+		i, ok := a.byIndex[*d.Index]
+		if ok && (d.ID == "" || a.calls[i].id == "" || a.calls[i].id == d.ID) {
+			return &a.calls[i]
+		}
+	case d.ID == "" && len(a.calls) > 0:
+		return &a.calls[len(a.calls)-1]
+	}
+	return nil
+}
+
+// start appends a new call for fragment d, or marks the reply cut and
+// returns nil when it already holds MaxReplyCalls calls.
+func (a *accumulator) start(d *deltaCall) *callAcc {
+	if len(a.calls) >= MaxReplyCalls {
+		a.cut = true
+		return nil
+	}
+	idx := len(a.calls)
+	if d.Index != nil {
+		idx = *d.Index
+	}
+	if a.byIndex == nil {
+		a.byIndex = make(map[int]int)
+	}
+	a.byIndex[idx] = len(a.calls)
+	a.calls = append(a.calls, callAcc{})
+	return &a.calls[len(a.calls)-1]
 }
 
 // argText returns an arguments fragment as text: a JSON string is
@@ -306,6 +335,9 @@ func readStream(body io.Reader, a *accumulator) error {
 				return nil
 			}
 			return errBrokenStream
+		case errors.Is(err, errCut):
+			a.cut = true // one event longer than the whole reply may be
+			return err
 		case err != nil:
 			return err
 		}

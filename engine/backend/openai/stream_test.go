@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"runtime"
@@ -268,5 +269,32 @@ func TestMessagesPairToolCallIDs(t *testing.T) {
 	a, b := out[4].ToolCalls[0].ID, out[4].ToolCalls[1].ID
 	if a == "" || a == b || out[5].ToolCallID != a || out[6].ToolCallID != b {
 		t.Errorf("made-up ids %q %q, results %q %q", a, b, out[5].ToolCallID, out[6].ToolCallID)
+	}
+}
+
+// TestManyInterleavedCalls: MaxReplyCalls calls with sparse indices, each
+// in two fragments, the second fragments sent in reverse order, each
+// joins its own call.
+func TestManyInterleavedCalls(t *testing.T) {
+	var sb strings.Builder
+	for i := range MaxReplyCalls {
+		fmt.Fprintf(&sb, `data: {"choices":[{"delta":{"tool_calls":[{"index":%d,"id":"id%d","function":{"name":"f","arguments":"{\"n\":"}}]}}]}`+"\n\n", i*7919, i)
+	}
+	for i := MaxReplyCalls - 1; i >= 0; i-- {
+		fmt.Fprintf(&sb, `data: {"choices":[{"delta":{"tool_calls":[{"index":%d,"function":{"arguments":"%d}"}}]}}]}`+"\n\n", i*7919, i)
+	}
+	sb.WriteString(`data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n")
+	a := &accumulator{limit: 1 << 20}
+	if err := readStream(strings.NewReader(sb.String()), a); err != nil {
+		t.Fatal(err)
+	}
+	m := a.message()
+	if len(m.ToolCalls) != MaxReplyCalls || a.doneReason() != "tool_calls" {
+		t.Fatalf("%d calls, done %q", len(m.ToolCalls), a.doneReason())
+	}
+	for i, c := range m.ToolCalls {
+		if want := fmt.Sprintf(`{"n":%d}`, i); c.ID != fmt.Sprintf("id%d", i) || string(c.Arguments) != want {
+			t.Fatalf("call %d: %s %s, want %s", i, c.ID, c.Arguments, want)
+		}
 	}
 }
