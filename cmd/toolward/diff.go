@@ -13,7 +13,7 @@ func init() {
 	register(&command{name: "diff", summary: "compare two result directories run by run (McNemar test per model)", run: runDiff})
 }
 
-const diffUsage = `usage: toolward diff [--format text|md] [--alpha A] [--fail-on-regression] BASE NEW
+const diffUsage = `usage: toolward diff [--format text|md] [--alpha A] [--fail-on-regression [--allow-missing]] BASE NEW
 
 Diff pairs the runs of BASE/runs.jsonl and NEW/runs.jsonl by (case id, cell
 including the seed), so a case whose content changed still pairs (it is
@@ -29,6 +29,15 @@ after Holm's correction for the number of cases tested (a case that went
 from always passing to always failing is listed, not counted by itself).
 With --fail-on-regression the exit status is then 1.
 
+--fail-on-regression also fails (exit 1) when nothing could be compared, and
+when NEW lacks runs of BASE: cases BASE ran that NEW did not (dropped
+cases), or runs of cases both ran (a crashed or partial run shows nothing
+about the runs it did not do). The error names the cases and counts the
+runs; --allow-missing accepts a NEW that left them out on purpose (--filter,
+--shard, a smaller matrix). Records that are not runs of the plan a
+directory's config.json records (lines appended by hand, edited ids, cases
+or cells) are ignored with a warning, on both sides.
+
 Flags:
 `
 
@@ -37,7 +46,8 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text or md")
 	alpha := fs.Float64("alpha", 0.05, "significance level for a model regression")
-	failOn := fs.Bool("fail-on-regression", false, "exit 1 when the new results regressed")
+	failOn := fs.Bool("fail-on-regression", false, "exit 1 when the new results regressed, or lack runs of the base")
+	allowMissing := fs.Bool("allow-missing", false, "with --fail-on-regression: do not fail when NEW lacks cases or runs of BASE")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, diffUsage)
 		fs.PrintDefaults()
@@ -75,8 +85,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward diff: %v\n", err)
 		return 1
 	}
+	if *allowMissing && !*failOn {
+		fmt.Fprintln(stderr, "toolward diff: --allow-missing needs --fail-on-regression")
+		return 2
+	}
 	if *failOn {
-		if err := r.Gate(); err != nil {
+		if err := r.GateWith(diff.GateOptions{AllowMissing: *allowMissing}); err != nil {
 			fmt.Fprintln(stderr, "toolward diff:", err)
 			return 1
 		}

@@ -22,7 +22,9 @@ Joins result directories written by 'toolward run --shard i/n' of one
 config into the new directory OUT: it checks they ran the same config,
 cases, scoring rules, filters and tool list (the MCP server's tools, as
 config.json records them), keeps one record per run id (a pass or fail over an
-error), and builds the reports. Exits 1 when a shard is missing (OUT is
+error), and builds the reports. Records that are not runs of the shards'
+plan (config.json's matrix and case digests: case, cell and run id must
+match) are left out with a warning. Exits 1 when a shard is missing (OUT is
 still written).
 `
 
@@ -52,6 +54,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	code := 0
 	if res.Bad > 0 {
 		fmt.Fprintf(stderr, "toolward merge: skipped %d unreadable lines (a crash mid-write, or a line over %d bytes)\n", res.Bad, record.MaxLineBytes)
+	}
+	if w := res.Foreign.String(); w != "" {
+		fmt.Fprintf(stderr, "toolward merge: %s\n", w)
 	}
 	if res.Unknown > 0 {
 		fmt.Fprintf(stderr, "toolward merge: skipped %d records with an outcome other than pass, fail or error\n", res.Unknown)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/report"
+	"github.com/toolward/toolward/engine/results"
 )
 
 func init() {
@@ -20,13 +21,15 @@ const reportUsage = `usage: toolward report DIR
 Report reads DIR/runs.jsonl (and DIR/config.json when present) and writes
 DIR/summary.json, DIR/report.md, DIR/report.html and DIR/junit.xml. Lines of
 runs.jsonl that are not records, including lines over %d MiB, are reported
-as warnings and skipped.
+as warnings and skipped, and so are records that are not runs of the plan
+DIR/config.json records (case, cell and run id must match). config.json must
+be a regular file of at most %d MiB, runs.jsonl a regular file.
 `
 
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, reportUsage, record.MaxLineBytes>>20) }
+	fs.Usage = func() { fmt.Fprintf(stderr, reportUsage, record.MaxLineBytes>>20, results.MaxMetaBytes>>20) }
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/engine/record"
@@ -47,7 +48,9 @@ type Result struct {
 	// BaseOnly and NewOnly count runs of shared cases with no partner
 	// (cells added or removed from the matrix).
 	BaseOnly, NewOnly int
-	Warnings          []string
+	// DroppedRuns counts the base's runs of DroppedCases.
+	DroppedRuns int
+	Warnings    []string
 	// Verdicts lists every paired run scored on both sides whose verdict
 	// (outcome or reasons) differs, with the cause (verdicts.go).
 	Verdicts []VerdictChange
@@ -133,18 +136,54 @@ func (r *Result) Regressed() bool {
 	return len(r.CaseRegressions) > 0
 }
 
+// GateOptions relax Gate. The zero value is the strict gate.
+type GateOptions struct {
+	// AllowMissing accepts new results that lack cases or runs of the
+	// base (a run filtered or sharded on purpose); by default they fail
+	// the gate, since a crashed or partial run shows nothing about the
+	// runs it did not do.
+	AllowMissing bool
+}
+
 // Gate is the verdict a CI gate needs: nil when the new results can be
-// trusted not to have regressed, otherwise an error saying why: a
-// regression, or no scored pair at all (nothing was compared, so nothing
-// was shown).
-func (r *Result) Gate() error {
+// trusted not to have regressed, otherwise an error saying why: no
+// scored pair at all (nothing was compared, so nothing was shown), a
+// regression, or runs of the base missing from the new side. It is
+// GateWith the zero GateOptions.
+func (r *Result) Gate() error { return r.GateWith(GateOptions{}) }
+
+// GateWith is Gate under opts.
+func (r *Result) GateWith(opts GateOptions) error {
 	switch {
 	case r.Scored == 0:
 		return fmt.Errorf("nothing to compare: no run pairs with a scored run on the other side (%d paired, %d errored)", r.Paired, r.ErrorPairs)
 	case r.Regressed():
 		return fmt.Errorf("regressed")
+	case !opts.AllowMissing && r.DroppedRuns+r.BaseOnly > 0:
+		return r.missingError()
 	}
 	return nil
+}
+
+// maxNamed bounds the case ids a gate error lists.
+const maxNamed = 10
+
+// missingError says which of the base's cases and runs the new side
+// lacks.
+func (r *Result) missingError() error {
+	var parts []string
+	if n := len(r.DroppedCases); n > 0 {
+		names := strings.Join(r.DroppedCases[:min(n, maxNamed)], ", ")
+		if n > maxNamed {
+			names += fmt.Sprintf(", … (%d more)", n-maxNamed)
+		}
+		parts = append(parts, fmt.Sprintf("%d case(s) of the base (%d runs): %s", n, r.DroppedRuns, names))
+	}
+	if r.BaseOnly > 0 {
+		parts = append(parts, fmt.Sprintf("%d run(s) of cases both sides ran", r.BaseOnly))
+	}
+	return fmt.Errorf("incomplete: the new results lack %s; a crashed or partial run cannot pass the gate: complete it (toolward run --resume NEWDIR), or pass --allow-missing if it left them out on purpose (--filter, --shard, a changed matrix)",
+		strings.Join(parts, " and "))
 }
 
 // key pairs runs: the case id and the cell with the seed, without the
@@ -205,6 +244,8 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		if !ok {
 			if newCases[k.Case] {
 				r.BaseOnly++
+			} else {
+				r.DroppedRuns++
 			}
 			continue
 		}
@@ -340,7 +381,13 @@ func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
 	out := map[key]entry{}
+	members := planMembers(dir, warnings)
+	var foreign results.Foreign
 	st, err := results.Runs(func(rec *record.Record) error {
+		if !members.Holds(rec) {
+			foreign.Add(rec)
+			return nil
+		}
 		e := entry{id: rec.ID, outcome: rec.Outcome, reasons: report.ReasonCodes(rec.Reasons)}
 		switch e.outcome {
 		case record.Pass, record.Fail:
@@ -354,6 +401,9 @@ func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
 		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
 	}
 	side.BadLines = st.BadLines
+	if w := foreign.String(); w != "" {
+		*warnings = append(*warnings, dir+": "+w)
+	}
 	for i, e := range st.Bad {
 		if i == 5 {
 			break
@@ -365,6 +415,23 @@ func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
 		*warnings = append(*warnings, fmt.Sprintf("%d more bad lines in %s", side.BadLines-5, path))
 	}
 	return out, nil
+}
+
+// planMembers returns the test of which records are runs of the plan
+// dir/config.json records (results.Members), so that a record appended
+// by hand can neither pair nor stand in for a missing run; nil (every
+// record) when there is no readable config.json or its plan cannot be
+// rebuilt, the latter with a warning.
+func planMembers(dir string, warnings *[]string) *results.Members {
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		return nil
+	}
+	ms, err := m.Members()
+	if err != nil {
+		*warnings = append(*warnings, fmt.Sprintf("%s: records not checked against the plan: %v", dir, err))
+	}
+	return ms
 }
 
 // keyOf pairs runs across directories: the case and the cell without the

@@ -3,9 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -92,15 +90,14 @@ func sameIDFormat(baseDir, newDir string) bool {
 }
 
 func metaVersion(dir string) (int, bool) {
-	f, err := os.Open(filepath.Join(dir, results.ConfigFile))
+	b, err := results.ReadMetaBytes(dir) // a regular file within results.MaxMetaBytes
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
 	var m struct {
 		Version int `json:"version"`
 	}
-	if err := json.NewDecoder(io.LimitReader(f, 64<<20)).Decode(&m); err != nil {
+	if err := json.Unmarshal(b, &m); err != nil {
 		return 0, false
 	}
 	return m.Version, true
@@ -152,8 +149,10 @@ func loadJudged(dir string) (map[key]judged, error) {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
 	out := map[key]judged{}
+	var warned []string // load warned already
+	members := planMembers(dir, &warned)
 	_, err := results.Runs(func(rec *record.Record) error {
-		if rec.Outcome != record.Pass && rec.Outcome != record.Fail {
+		if (rec.Outcome != record.Pass && rec.Outcome != record.Fail) || !members.Holds(rec) {
 			return nil
 		}
 		out[keyOf(rec)] = judged{id: rec.ID, started: rec.Started, reasons: rec.Reasons,

@@ -56,7 +56,16 @@ func Summarize(dir string) (*Summary, error) {
 	// One record per run id, by the rule of results.Runs (the first
 	// pass or fail record, else the first other one).
 	a := newAggregator()
-	st, err := results.Runs(func(rec *record.Record) error { a.add(rec); return nil }, dir)
+	members, unchecked := planMembers(dir)
+	var foreign results.Foreign
+	st, err := results.Runs(func(rec *record.Record) error {
+		if !members.Holds(rec) {
+			foreign.Add(rec)
+			return nil
+		}
+		a.add(rec)
+		return nil
+	}, dir)
 	if err != nil {
 		return nil, fmt.Errorf("report: reading %s: %w", path, err)
 	}
@@ -64,7 +73,14 @@ func Summarize(dir string) (*Summary, error) {
 	s := a.summary()
 	s.BadLines = st.BadLines
 	s.Duplicates = st.Duplicates
+	s.Foreign = foreign.N
 	var pre []string
+	if w := foreign.String(); w != "" {
+		pre = append(pre, w)
+	}
+	if unchecked != "" {
+		pre = append(pre, unchecked)
+	}
 	for i, b := range st.Bad {
 		if i == maxLineWarnings {
 			break
@@ -87,6 +103,23 @@ func Summarize(dir string) (*Summary, error) {
 		s.Warnings = append(s.Warnings, err.Error())
 	}
 	return s, nil
+}
+
+// planMembers returns the test of which records are runs of the plan
+// dir/config.json records, nil when there is no config.json to check
+// against (reports of a bare runs.jsonl count every record), or when it
+// cannot be read (readConfig warns) or its plan cannot be rebuilt (the
+// second result says so, for a warning).
+func planMembers(dir string) (*results.Members, string) {
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		return nil, ""
+	}
+	ms, err := m.Members()
+	if err != nil {
+		return nil, fmt.Sprintf("records not checked against the plan: %v", err)
+	}
+	return ms, ""
 }
 
 // lineError is a bad line's error with the file named by its base name
@@ -122,7 +155,7 @@ func defaultTitle(dir string) string {
 // comes from the runs themselves. Case digests stay in config.json. Its absence is not an
 // error; a file that does not decode, or has no config, is a warning.
 func (s *Summary) readConfig(path string) error {
-	b, err := os.ReadFile(path)
+	b, err := results.ReadMetaBytes(filepath.Dir(path))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -3,7 +3,7 @@ package report
 import (
 	"encoding/json"
 	"maps"
-	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -264,7 +264,7 @@ func restrictedTally(cc caseCounts, keep map[string]bool) Tally {
 // config.json, in the config's order; nil when there is none (readConfig
 // reports a broken file).
 func configToolOrder(path string) []string {
-	b, err := os.ReadFile(path)
+	b, err := results.ReadMetaBytes(filepath.Dir(path))
 	if err != nil {
 		return nil
 	}

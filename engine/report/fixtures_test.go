@@ -180,7 +180,7 @@ func TestFixtures(t *testing.T) {
 	// A truncated line as a crash would leave it, and a blank line.
 	basic = append(basic[:5], append([]string{`{"version":1,"id":"trunc`, ""}, basic[5:]...)...)
 	writeRuns(t, filepath.Join(root, "basic", RunsFile), basic)
-	cfg := `{"toolward": "v0.1.0", "config_file": "configs/basic.cue", "config": {"name": "basic", "server": {"builtin": {}}, "backend": {"replay": "fixtures/cassettes/basic"}}, "planned": 26, "backend": {"server": "replay from fixtures/cassettes/basic", "digests": {"alpha": "sha256:aaaa", "beta": "sha256:bbbb"}}, "cases": {"c1": "0123"}, "created": "2026-11-30T08:00:00Z"}`
+	cfg := `{"toolward": "v0.1.0", "config_file": "configs/basic.cue", "config": {"name": "basic", "server": {"builtin": {}}, "backend": {"replay": "fixtures/cassettes/basic"}}, "planned": 26, "backend": {"server": "replay from fixtures/cassettes/basic", "digests": {"alpha": "sha256:aaaa", "beta": "sha256:bbbb"}}, "cases": {"c1": "0123", "c2": "4567", "c3": "89ab"}, "created": "2026-11-30T08:00:00Z"}`
 	if err := os.WriteFile(filepath.Join(root, "basic", ConfigFile), []byte(cfg+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,9 @@ type Summary struct {
 	Warnings           []string      `json:"warnings,omitempty"`
 	BadLines           int           `json:"bad_lines,omitempty"` // lines of runs.jsonl that were not records
 	Duplicates         int           `json:"duplicates,omitempty"`
+	// Foreign counts the records of runs.jsonl left out because they are
+	// not runs of the plan config.json records (results.Members).
+	Foreign int `json:"foreign,omitempty"`
 }
 
 // Rescored is the origin of a re-scored directory: the result directory

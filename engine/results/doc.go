@@ -34,4 +34,11 @@
 //     cannot be matched to cases as they are now.
 //   - CreateIn and WriteRuns make the new directory `toolward score`
 //     writes, never touching the one it read.
+//   - Readers open only regular files: config.json within MaxMetaBytes
+//     (ReadMetaBytes), runs.jsonl checked before it is opened, so a named
+//     pipe or a device in a result directory is an error, not a hang or
+//     an exhausted memory.
+//   - Members rebuilds, from config.json alone, which records are runs of
+//     the directory's plan (case, cell and run id agree); merge, report
+//     and diff leave the others out and count them (Foreign).
 package results

@@ -168,12 +168,13 @@ func WriteMeta(dir string, m *Meta) error {
 	})
 }
 
-// ReadMeta reads dir/config.json.
+// ReadMeta reads dir/config.json (through ReadMetaBytes: a regular file
+// of at most MaxMetaBytes).
 func ReadMeta(dir string) (*Meta, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	b, err := ReadMetaBytes(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s is not a result directory (no %s)", dir, ConfigFile)
+			return nil, errNoMeta(dir)
 		}
 		return nil, err
 	}
@@ -277,6 +278,9 @@ type MergeResult struct {
 	Duplicates   int // records dropped as duplicates of an id
 	Bad          int // unreadable lines skipped
 	Unknown      int // records skipped for an outcome other than pass, fail or error
+	// Foreign counts the records skipped because they are not runs of
+	// the shards' plan (see Members).
+	Foreign Foreign
 	// MissingShards lists shards of the job absent from the inputs
 	// ("2/4"); empty when the inputs cover the whole plan.
 	MissingShards []string
@@ -352,15 +356,28 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 		}
 	}
 
+	members, err := first.Members()
+	if err != nil {
+		return nil, fmt.Errorf("merge: %s: %w", dirs[0], err)
+	}
 	if err := mkdirEmpty(out); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
+	unlock, err := Lock(out) // a second merge into out at once refuses
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	defer unlock()
 	// The inputs read as one stream, under the de-duplication rule of
 	// Runs.
 	err = writeAtomic(filepath.Join(out, RunsFile), func(w io.Writer) error {
 		st, err := Runs(func(rec *record.Record) error {
 			if !record.KnownOutcome(rec.Outcome) {
 				res.Unknown++
+				return nil
+			}
+			if !members.Holds(rec) {
+				res.Foreign.Add(rec)
 				return nil
 			}
 			res.Runs++
@@ -391,7 +408,7 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 
 func eachRecord(dir string, fn func(*record.Record, error) error) error {
 	path := filepath.Join(dir, RunsFile)
-	f, err := os.Open(path)
+	f, err := openRuns(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/schema"
 )
@@ -35,7 +36,11 @@ func ids(t *testing.T, dir string) []string {
 	var out []string
 	if err := eachRecord(dir, func(r *record.Record, err error) error {
 		if err == nil {
-			out = append(out, r.ID+":"+r.Outcome)
+			id := r.ID
+			if l, ok := letterIDs[id]; ok && len(id) > 1 {
+				id = l
+			}
+			out = append(out, id+":"+r.Outcome)
 		}
 		return nil
 	}); err != nil {
@@ -167,7 +172,7 @@ func TestMergeSkipsUnknownAndLongLines(t *testing.T) {
 	root := t.TempDir()
 	s0 := shardDir(t, root, "0/1", "cfg", []record.Record{{ID: "a", Outcome: record.Pass}, {ID: "b", Outcome: "weird"}})
 	writeRuns(t, s0, nil, `{"version":1,"id":"huge","outcome":"pass","trace":{"answer":"`+strings.Repeat("a", record.MaxLineBytes)+`"}}`+"\n")
-	writeRuns(t, s0, []record.Record{{ID: "c", Outcome: record.Fail}}, "")
+	writeRuns(t, s0, []record.Record{asRun(record.Record{ID: "c", Outcome: record.Fail})}, "")
 	out := filepath.Join(root, "merged")
 	res, err := Merge(out, []string{s0})
 	if err != nil {
@@ -181,14 +186,59 @@ func TestMergeSkipsUnknownAndLongLines(t *testing.T) {
 	}
 }
 
+// letterConfig and letterCases are the plan of the shard directories
+// tests write: one case, 26 seeds, the run of seed i named by the i'th
+// letter (see asRun).
+func letterConfig() *schema.Config {
+	seeds := make([]int, 26)
+	for i := range seeds {
+		seeds[i] = i + 1
+	}
+	return &schema.Config{Name: "x", Matrix: schema.Matrix{Models: []string{"m"}, Seeds: seeds}}
+}
+
+var letterCases = map[string]string{"c": "d"}
+
+// letterIDs maps each letter to the run id of its seed, and back.
+var letterIDs = func() map[string]string {
+	p, err := plan.New(letterConfig(), []*schema.Case{{ID: "c", RunDigest: "d"}})
+	if err != nil {
+		panic(err)
+	}
+	m := map[string]string{}
+	for i := range p.Len() {
+		l := string(rune('a' + i))
+		m[l] = p.ID(i)
+		m[p.ID(i)] = l
+	}
+	return m
+}()
+
+// asRun turns a record named by a single letter into the letter's run of
+// the letter plan (case, cell and id), so that merge takes it for one of
+// the plan's; other records are left as they are.
+func asRun(rec record.Record) record.Record {
+	if len(rec.ID) != 1 || rec.Case != "" {
+		return rec
+	}
+	rec.Case = "c"
+	rec.Cell = record.Cell{Model: "m", Seed: int(rec.ID[0]-'a') + 1, Temperature: 0, Tools: "needed", Confirm: "auto", Descriptions: "default"}
+	rec.ID = letterIDs[rec.ID]
+	return rec
+}
+
 func shardDir(t *testing.T, root, shard string, digest string, recs []record.Record) string {
 	dir := filepath.Join(root, strings.ReplaceAll(shard, "/", "of"))
 	os.MkdirAll(dir, 0o755)
-	m := &Meta{Config: &schema.Config{Name: "x"}, ConfigDigest: digest, Shard: shard, Planned: int64(len(recs)), Total: 4, Cases: map[string]string{"c": "d"}}
+	m := &Meta{Version: MetaVersion, Config: letterConfig(), ConfigDigest: digest, Shard: shard, Planned: int64(len(recs)), Total: 4, Cases: letterCases}
 	if err := WriteMeta(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	writeRuns(t, dir, recs, "")
+	runs := make([]record.Record, len(recs))
+	for i, r := range recs {
+		runs[i] = asRun(r)
+	}
+	writeRuns(t, dir, runs, "")
 	return dir
 }
 
@@ -282,5 +332,49 @@ func TestMergeRefusesDifferentToolLists(t *testing.T) {
 	}
 	if m, err := ReadMeta(filepath.Join(root, "m3")); err != nil || m.Server != nil {
 		t.Errorf("merged with an unrecorded server: %+v, %v", m.Server, err)
+	}
+}
+
+// TestMergeDropsForeign: records that are not runs of the shards' plan
+// (an id-only line appended by hand, a copied record whose case was
+// edited, one whose cell was edited, one whose id was) are dropped and
+// counted, not carried into the merged directory; before the fix merge
+// copied all four.
+func TestMergeDropsForeign(t *testing.T) {
+	root := t.TempDir()
+	s0 := shardDir(t, root, "0/1", "cfg", []record.Record{{ID: "a", Outcome: record.Pass}, {ID: "b", Outcome: record.Fail}})
+	evil := asRun(record.Record{ID: "e", Outcome: record.Pass})
+	evil.Case = "<b>evil</b>"
+	cell := asRun(record.Record{ID: "c", Outcome: record.Pass})
+	cell.Cell.Model = "other"
+	id := asRun(record.Record{ID: "d", Outcome: record.Pass})
+	id.ID = "0123456789abcdef"
+	writeRuns(t, s0, []record.Record{evil, cell, id}, `{"version":2,"id":"zzz","outcome":"pass"}`+"\n")
+	out := filepath.Join(root, "merged")
+	res, err := Merge(out, []string{s0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Runs != 2 || res.Foreign.N != 4 || len(res.Foreign.Examples) != 4 {
+		t.Fatalf("merge result %+v", res)
+	}
+	if got := ids(t, out); !slices.Equal(got, []string{"a:pass", "b:fail"}) {
+		t.Fatalf("merged runs %v", got)
+	}
+	if msg := res.Foreign.String(); !strings.Contains(msg, "ignored 4 record(s)") || !strings.Contains(msg, `"zzz"`) || !strings.Contains(msg, `<b>evil</b>`) {
+		t.Errorf("warning %q", msg)
+	}
+}
+
+// TestMembersLegacy: a format 1 directory, whose ids cannot be rebuilt,
+// holds the records of its cases and no others.
+func TestMembersLegacy(t *testing.T) {
+	m := &Meta{Config: letterConfig(), Cases: map[string]string{"c": "whole"}}
+	ms, err := m.Members()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ms.Holds(&record.Record{ID: "x", Case: "c"}) || ms.Holds(&record.Record{ID: "x", Case: "zzz"}) {
+		t.Error("legacy membership is by case")
 	}
 }

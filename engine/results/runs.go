@@ -2,7 +2,6 @@ package results
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/toolward/toolward/engine/record"
@@ -100,9 +99,11 @@ func Runs(fn func(*record.Record) error, dirs ...string) (*ReadStats, error) {
 
 // CheckRuns returns the error of opening dir/runs.jsonl (an
 // *fs.PathError naming the file), nil when it opens: for readers to which
-// a missing file is a mistake, since Runs reads it as empty.
+// a missing file is a mistake, since Runs reads it as empty. Anything but
+// a regular file (a named pipe, a device) is refused without opening it,
+// as Runs refuses it.
 func CheckRuns(dir string) error {
-	f, err := os.Open(filepath.Join(dir, RunsFile))
+	f, err := openRuns(filepath.Join(dir, RunsFile))
 	if err != nil {
 		return err
 	}

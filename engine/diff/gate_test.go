@@ -1,0 +1,54 @@
+package diff
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGatePartialNew: new results that lack a case of the base, and a run
+// of a case both ran, fail the gate, naming the case and the counts
+// (before the fix a new directory holding a crashed run's first runs
+// passed); GateOptions.AllowMissing accepts them.
+func TestGatePartialNew(t *testing.T) {
+	var pairs []pair
+	for _, c := range []string{"c1", "c2", "c3"} {
+		for seed := 1; seed <= 2; seed++ {
+			pairs = append(pairs, pair{c, "a", seed, "P", "P"})
+		}
+	}
+	pairs[3].new = "-" // c2 seed 2
+	pairs[4].new, pairs[5].new = "-", "-"
+	root := t.TempDir()
+	base, nw := filepath.Join(root, "base"), filepath.Join(root, "new")
+	writeSide(t, base, pairs, false)
+	writeSide(t, nw, pairs, true)
+	r, err := Compare(base, nw, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Regressed() || r.DroppedRuns != 2 || r.BaseOnly != 1 {
+		t.Fatalf("regressed %v, dropped runs %d, base only %d", r.Regressed(), r.DroppedRuns, r.BaseOnly)
+	}
+	err = r.Gate()
+	for _, want := range []string{"incomplete", "1 case(s) of the base (2 runs): c3", "1 run(s) of cases both sides ran", "--allow-missing"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Gate() = %v, want it to say %q", err, want)
+		}
+	}
+	if err := r.GateWith(GateOptions{AllowMissing: true}); err != nil {
+		t.Errorf("GateWith(AllowMissing) = %v", err)
+	}
+}
+
+// TestGateNamesAtMostTen: a gate error lists at most maxNamed case ids.
+func TestGateNamesAtMostTen(t *testing.T) {
+	r := &Result{Scored: 1, DroppedRuns: 12}
+	for i := range 12 {
+		r.DroppedCases = append(r.DroppedCases, string(rune('a'+i)))
+	}
+	err := r.Gate()
+	if err == nil || !strings.Contains(err.Error(), "12 case(s)") || !strings.Contains(err.Error(), "j, … (2 more)") || strings.Contains(err.Error(), ", k") {
+		t.Errorf("Gate() = %v", err)
+	}
+}
