@@ -21,7 +21,13 @@
 //     time. On top of that Query accepts a single SELECT or WITH … SELECT
 //     statement (the tail after the first prepared statement must be
 //     empty), caps rows by wrapping the query as SELECT * FROM (…) LIMIT
-//     MaxRows+1, and interrupts it after Timeout.
+//     MaxRows+1, and interrupts it after Timeout. While it reads the
+//     rows it keeps the result's JSON encoding under MaxResultBytes
+//     (cutting long values to MaxCellChars, less in rows of more than 32
+//     columns, see MaxRowBytes), so a query selecting gigabytes never
+//     has them in memory; a cut result is Truncated with a Note for the
+//     model. Column names come from the query as written, repeated ones
+//     made unique deterministically (name, name:2, …).
 //  4. Before SQLite sees a query, Query bounds its complexity: the wasm
 //     build has a fixed 64 KiB C stack that deeply nested or long
 //     compound queries exhaust (see MaxSelects for the measured crash

@@ -2,7 +2,6 @@ package sqlbox
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -22,7 +21,7 @@ const (
 	Timeout      = 2 * time.Second // wall-clock limit, enforced by interrupt
 	MaxSQLLength = 20000           // bytes of SQL accepted
 	MaxValueLen  = 100000          // largest string or blob a query may build (SQLITE_LIMIT_LENGTH)
-	MaxCellChars = 2000            // longer text values are cut in results
+	MaxCellChars = 2000            // bytes of a text or blob value in results; longer ones are cut (see also MaxRowBytes)
 	MaxHeap      = 128 << 20       // bytes SQLite may allocate on the query connection
 )
 
@@ -181,14 +180,6 @@ func (b *Box) Close() (err error) {
 	return errors.Join(closeQuietly(c.reader), closeQuietly(c.writer))
 }
 
-// Result is the outcome of a query.
-type Result struct {
-	Columns   []string         `json:"columns"`
-	Rows      []map[string]any `json:"rows"`
-	RowCount  int              `json:"row_count"`
-	Truncated bool             `json:"truncated"`
-}
-
 // QueryError is a query the box refused or SQLite rejected, or one that
 // made the SQL layer fail (Err is then the *Fault); its message is meant
 // for the model.
@@ -275,12 +266,12 @@ func query1(ctx context.Context, r *sqlite3.Conn, query string) (*Result, error)
 		}
 	}
 	readOnly := stmt.ReadOnly()
-	cols := stmt.ColumnCount()
+	names := columnNames(stmt)
 	stmt.Close()
 	if kw := firstKeyword(body); kw != "SELECT" && kw != "WITH" {
 		return nil, queryErr("only SELECT queries (or WITH … SELECT) are allowed, not %s", kw)
 	}
-	if !readOnly || cols == 0 {
+	if !readOnly || len(names) == 0 {
 		return nil, queryErr("only read-only SELECT queries are allowed")
 	}
 
@@ -292,49 +283,25 @@ func query1(ctx context.Context, r *sqlite3.Conn, query string) (*Result, error)
 		return nil, explain(ctx, err)
 	}
 	defer stmt.Close()
-	res := &Result{Rows: []map[string]any{}}
-	n := stmt.ColumnCount()
-	for i := range n {
-		res.Columns = append(res.Columns, stmt.ColumnName(i))
+	if stmt.ColumnCount() != len(names) {
+		names = columnNames(stmt) // not expected; the wrapper's names are still correct
 	}
-	for stmt.Step() {
-		if len(res.Rows) == MaxRows {
-			res.Truncated = true
-			break
-		}
-		row := make(map[string]any, n)
-		for i, col := range res.Columns {
-			row[col] = value(stmt, i)
-		}
-		res.Rows = append(res.Rows, row)
-	}
-	if err := stmt.Err(); err != nil {
+	rows := newReader(uniqueNames(names))
+	if err := rows.read(stmt); err != nil {
 		return nil, explain(ctx, err)
 	}
-	res.RowCount = len(res.Rows)
-	return res, nil
+	return rows.res, nil
 }
 
-func value(s *sqlite3.Stmt, i int) any {
-	switch s.ColumnType(i) {
-	case sqlite3.INTEGER:
-		return s.ColumnInt64(i)
-	case sqlite3.FLOAT:
-		return finite(s.ColumnFloat(i))
-	case sqlite3.TEXT:
-		t := s.ColumnText(i)
-		if len(t) > MaxCellChars {
-			t = t[:MaxCellChars] + "…"
-		}
-		return t
-	case sqlite3.BLOB:
-		b := s.ColumnRawBlob(i)
-		if len(b) > MaxCellChars {
-			return fmt.Sprintf("<blob of %d bytes>", len(b))
-		}
-		return "base64:" + base64.StdEncoding.EncodeToString(b)
+// columnNames returns the result column names of stmt as SQLite declares
+// them. They are read from the query as written: the row cap wrapper's
+// SELECT * would give repeated names random suffixes.
+func columnNames(stmt *sqlite3.Stmt) []string {
+	names := make([]string, stmt.ColumnCount())
+	for i := range names {
+		names[i] = stmt.ColumnName(i)
 	}
-	return nil
+	return names
 }
 
 // Non-finite floats have no JSON encoding; Query reports them as these
@@ -363,7 +330,7 @@ func finite(v float64) any {
 // explain turns a SQLite error into a message for the model.
 func explain(ctx context.Context, err error) error {
 	if ctx.Err() != nil || errors.Is(err, sqlite3.INTERRUPT) {
-		return queryErr("query stopped: it ran longer than %s (is a recursive query missing its end condition?)", Timeout)
+		return queryErr("query stopped: it ran longer than %s (is a recursive query missing its end condition, or a join missing its ON or WHERE condition?)", Timeout)
 	}
 	if errors.Is(err, sqlite3.AUTH) {
 		return queryErr("query_database is read-only: only SELECT queries that read the tables are allowed (%v)", err)
