@@ -11,13 +11,21 @@
 //     corpus index, the database template and the lookup services.
 //  2. MCPServer returns one mcp-go server. Each MCP session gets its own
 //     sandbox, keyed by session id, from its registration to its
-//     unregistration: tickets and emails in memory and, created on first
-//     use, a private copy of the company database. Runs never see each
-//     other's writes. (Streamable HTTP on protocol 2026-07-28 has no
-//     sessions: there every request gets a fresh sandbox.)
+//     unregistration: tickets and emails in memory (at most
+//     MaxStoredItems, 1,000, together, holding at most MaxStoredBytes,
+//     8 MiB, of text; past either an isError result, nothing stored) and,
+//     created on first use, a private copy of the company database. Runs
+//     never see each other's writes. (Streamable HTTP on protocol
+//     2026-07-28 has no sessions: there every request gets a fresh
+//     sandbox.)
 //  3. Every call's arguments are checked against the tool's input schema
 //     first; a missing or ill-typed argument gets an isError result saying
-//     what is wrong, an unknown tool a JSON-RPC error (-32602). A tool that
+//     what is wrong, an unknown tool a JSON-RPC error (-32602). The
+//     schemas of tools.yaml bound the text a tool stores or quotes back,
+//     by maxLength in characters: search_documents' query 1,000;
+//     create_ticket's title 1,000 and body 65,536; send_email's to 320,
+//     subject 1,000 and body 65,536. A result's text quotes an argument
+//     to at most 200 characters (maxEcho), with its length. A tool that
 //     fails (bad SQL, division by zero, service down) answers with an
 //     isError result the model can read. A panicking handler is recovered
 //     into a JSON-RPC error (-32603) and the server keeps serving.
@@ -40,7 +48,9 @@
 // Streamable HTTP (HTTPHandler at Path, /mcp; ListenAndServeHTTP binds
 // loopback addresses only unless HTTPOptions.AllowRemote). Its limits,
 // the checks of a request first, in the order made; a refused request is
-// answered at once and its connection closed:
+// answered at once and its connection closed, after at most 1 s more of
+// reading what is left of its body (refuseDrainTimeout), however slowly
+// the client keeps sending:
 //
 //   - Host must parse (400); on a loopback address, Host and Origin must
 //     be loopback (403: DNS-rebinding protection); a bearer token when

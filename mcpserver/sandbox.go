@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -27,16 +28,100 @@ type Email struct {
 	Body    string `json:"body"`
 }
 
+// Limits of what one session's sandbox stores. create_ticket and
+// send_email keep every ticket and email of the session in memory; past
+// either limit they refuse with an isError result and store nothing.
+const (
+	// MaxStoredItems caps the tickets and emails, together, of one
+	// session.
+	MaxStoredItems = 1000
+	// MaxStoredBytes caps the text (titles, bodies, addresses, subjects)
+	// of the tickets and emails, together, of one session.
+	MaxStoredBytes = 8 << 20
+)
+
 // sandbox is one session's private state. The database copy is made on
 // first use, so sessions that never touch it cost nothing.
 type sandbox struct {
 	tmpl *sqlbox.Template
 
-	mu      sync.Mutex
-	db      *sqlbox.Box
-	closed  bool
-	tickets []Ticket
-	emails  []Email
+	mu          sync.Mutex
+	db          *sqlbox.Box
+	closed      bool
+	tickets     []Ticket
+	emails      []Email
+	storedBytes int // text bytes of tickets and emails
+}
+
+// storeFullError says why a ticket or email was not stored: the
+// session's store is at one of its limits.
+type storeFullError struct {
+	what  string // "ticket" or "email"
+	items int    // items stored
+	bytes int    // text bytes stored
+	size  int    // text bytes of the item refused
+}
+
+func (e *storeFullError) Error() string {
+	if e.items >= MaxStoredItems {
+		return fmt.Sprintf("this session already holds %d tickets and emails, the most one session stores (%d); no %s was stored: start a new session to store more",
+			e.items, MaxStoredItems, e.what)
+	}
+	return fmt.Sprintf("this %s (%d bytes of text) would bring the session's tickets and emails to %d bytes, over the %d (%d MiB) one session stores; no %s was stored: shorten it, or start a new session",
+		e.what, e.size, e.bytes+e.size, MaxStoredBytes, MaxStoredBytes>>20, e.what)
+}
+
+// roomLocked reports whether one more item of size text bytes fits the
+// store limits; sb.mu must be held.
+func (sb *sandbox) roomLocked(what string, size int) error {
+	items := len(sb.tickets) + len(sb.emails)
+	if items >= MaxStoredItems || sb.storedBytes+size > MaxStoredBytes {
+		return &storeFullError{what: what, items: items, bytes: sb.storedBytes, size: size}
+	}
+	return nil
+}
+
+// room reports whether one more item of size text bytes fits, without
+// storing anything: a side-effect tool checks it before asking the user
+// to confirm an action that would then be refused.
+func (sb *sandbox) room(what string, size int) error {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.roomLocked(what, size)
+}
+
+// ticketSize and emailSize are the text bytes an item holds.
+func ticketSize(title, body, prio string) int { return len(title) + len(body) + len(prio) }
+func emailSize(to, subject, body string) int  { return len(to) + len(subject) + len(body) }
+
+// addTicket stores a new open ticket, numbered after the session's
+// earlier ones, if it fits the store limits.
+func (sb *sandbox) addTicket(title, body, prio string) (Ticket, error) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	size := ticketSize(title, body, prio)
+	if err := sb.roomLocked("ticket", size); err != nil {
+		return Ticket{}, err
+	}
+	t := Ticket{ID: fmt.Sprintf("TCK-%d", 1001+len(sb.tickets)), Title: title, Body: body, Priority: prio, Status: "open"}
+	sb.tickets = append(sb.tickets, t)
+	sb.storedBytes += size
+	return t, nil
+}
+
+// addEmail stores a sent email, numbered after the session's earlier
+// ones, if it fits the store limits.
+func (sb *sandbox) addEmail(to, subject, body string) (Email, error) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	size := emailSize(to, subject, body)
+	if err := sb.roomLocked("email", size); err != nil {
+		return Email{}, err
+	}
+	e := Email{ID: fmt.Sprintf("MSG-%d", 1+len(sb.emails)), To: to, Subject: subject, Body: body}
+	sb.emails = append(sb.emails, e)
+	sb.storedBytes += size
+	return e, nil
 }
 
 // errSessionEnded answers a call that reaches its sandbox after the

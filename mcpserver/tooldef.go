@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"gopkg.in/yaml.v3"
@@ -383,12 +384,12 @@ func checkValue(s map[string]any, v any, path string) error {
 		if !ok {
 			return bad("a string")
 		}
-		n := float64(len([]rune(str)))
+		n := float64(utf8.RuneCountInString(str))
 		if m, ok := toFloat(s["minLength"]); ok && n < m {
 			return fmt.Errorf("argument %q must be at least %v characters", path, m)
 		}
 		if m, ok := toFloat(s["maxLength"]); ok && n > m {
-			return fmt.Errorf("argument %q must be at most %v characters", path, m)
+			return fmt.Errorf("argument %q must be at most %v characters, got %v", path, m, n)
 		}
 	case "integer", "number":
 		f, ok := toFloat(v)

@@ -9,6 +9,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -70,7 +71,7 @@ func (s *Server) searchDocuments(ctx context.Context, sb *sandbox, args map[stri
 	}
 	var b strings.Builder
 	if len(hits) == 0 {
-		fmt.Fprintf(&b, "No passage matches %q. Try other keywords, or list_documents to see what exists.", query)
+		fmt.Fprintf(&b, "No passage matches %s. Try other keywords, or list_documents to see what exists.", quoteClip(query))
 	}
 	for i, h := range hits {
 		if i > 0 {
@@ -79,6 +80,23 @@ func (s *Server) searchDocuments(ctx context.Context, sb *sandbox, args map[stri
 		fmt.Fprintf(&b, "[%d] source %s, chunk %d (score %.4g)\n%s", i+1, h.Source, h.Chunk, h.Score, h.Text)
 	}
 	return mcp.NewToolResultStructured(map[string]any{"results": hits}, b.String()), nil
+}
+
+// maxEcho caps, in characters, an argument quoted back in a result's
+// text: enough to recognise it, not a copy of whatever the model sent.
+const maxEcho = 200
+
+// quoteClip quotes s (as %q does), shortened to its first maxEcho
+// characters with an ellipsis and its full length when longer.
+func quoteClip(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxEcho {
+			return fmt.Sprintf("%q… (%d characters)", s[:i], utf8.RuneCountInString(s))
+		}
+		n++
+	}
+	return strconv.Quote(s)
 }
 
 // roundTo rounds v to digits decimal places, so that structured results
@@ -118,11 +136,13 @@ func (s *Server) queryDatabase(ctx context.Context, sb *sandbox, args map[string
 		// fault, not the server.
 		return toolError("the query's result cannot be encoded as JSON: %v", err)
 	}
+	// The text and the structured content are the same encoding, which
+	// sqlbox.MaxResultBytes bounds, plus the note in the text.
 	out := string(text)
-	if res.Truncated {
-		out += fmt.Sprintf("\n(only the first %d rows are shown; add a LIMIT or aggregate)", sqlbox.MaxRows)
+	if res.Note != "" {
+		out += "\n(" + res.Note + ")"
 	}
-	return mcp.NewToolResultStructured(res, out), nil
+	return mcp.NewToolResultStructured(json.RawMessage(text), out), nil
 }
 
 func (s *Server) gradeAnswer(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
@@ -232,31 +252,37 @@ func (s *Server) createTicket(ctx context.Context, sb *sandbox, args map[string]
 	if title == "" {
 		return toolError("the ticket title is empty")
 	}
-	if r := s.confirm(ctx, "create_ticket", fmt.Sprintf("create a %s-priority ticket %q", prio, title)); r != nil {
+	if err := sb.room("ticket", ticketSize(title, body, prio)); err != nil {
+		return toolError("create_ticket: %v", err)
+	}
+	if r := s.confirm(ctx, "create_ticket", fmt.Sprintf("create a %s-priority ticket %s", prio, quoteClip(title))); r != nil {
 		return r, nil
 	}
-	sb.mu.Lock()
-	t := Ticket{ID: fmt.Sprintf("TCK-%d", 1001+len(sb.tickets)), Title: title, Body: body, Priority: prio, Status: "open"}
-	sb.tickets = append(sb.tickets, t)
-	sb.mu.Unlock()
-	return mcp.NewToolResultStructured(t, fmt.Sprintf("Created ticket %s %q with %s priority (status open).", t.ID, t.Title, t.Priority)), nil
+	t, err := sb.addTicket(title, body, prio)
+	if err != nil {
+		return toolError("create_ticket: %v", err)
+	}
+	return mcp.NewToolResultStructured(t, fmt.Sprintf("Created ticket %s %s with %s priority (status open).", t.ID, quoteClip(t.Title), t.Priority)), nil
 }
 
 func (s *Server) sendEmail(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
 	to, subject, body := strings.TrimSpace(str(args, "to")), str(args, "subject"), str(args, "body")
 	addr, err := mail.ParseAddress(to)
 	if err != nil {
-		return toolError("%q is not a valid email address", to)
+		return toolError("%s is not a valid email address", quoteClip(to))
 	}
-	if r := s.confirm(ctx, "send_email", fmt.Sprintf("send an email to %s with subject %q", addr.Address, subject)); r != nil {
+	if err := sb.room("email", emailSize(addr.Address, subject, body)); err != nil {
+		return toolError("send_email: %v", err)
+	}
+	if r := s.confirm(ctx, "send_email", fmt.Sprintf("send an email to %s with subject %s", addr.Address, quoteClip(subject))); r != nil {
 		return r, nil
 	}
-	sb.mu.Lock()
-	e := Email{ID: fmt.Sprintf("MSG-%d", 1+len(sb.emails)), To: addr.Address, Subject: subject, Body: body}
-	sb.emails = append(sb.emails, e)
-	sb.mu.Unlock()
+	e, err := sb.addEmail(addr.Address, subject, body)
+	if err != nil {
+		return toolError("send_email: %v", err)
+	}
 	return mcp.NewToolResultStructured(map[string]any{"message_id": e.ID, "to": e.To, "subject": e.Subject},
-		fmt.Sprintf("Email %s sent to %s with subject %q.", e.ID, e.To, e.Subject)), nil
+		fmt.Sprintf("Email %s sent to %s with subject %s.", e.ID, e.To, quoteClip(e.Subject))), nil
 }
 
 // employee looks up an employee's name and salary on the privileged

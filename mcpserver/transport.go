@@ -35,7 +35,7 @@ const (
 	// client) counts as one while it runs. Each session owns a sandbox
 	// whose query connection may hold up to sqlbox.MaxHeap, so the
 	// sandboxes of all sessions stay under about
-	// DefaultMaxSessions × SessionMemory (8 × 136 MiB ≈ 1.1 GiB).
+	// DefaultMaxSessions × SessionMemory (8 × 144 MiB ≈ 1.1 GiB).
 	DefaultMaxSessions = 8
 	// DefaultMaxStreams caps concurrently open GET event streams.
 	DefaultMaxStreams = 16
@@ -65,8 +65,9 @@ const (
 
 // SessionMemory is a generous estimate of the memory one session's
 // sandbox can hold: the SQLite heap limit of its query connection, plus
-// its second connection, database image and WebAssembly instances.
-const SessionMemory = sqlbox.MaxHeap + 8<<20
+// its second connection, database image and WebAssembly instances, plus
+// the text of its stored tickets and emails (MaxStoredBytes).
+const SessionMemory = sqlbox.MaxHeap + 8<<20 + MaxStoredBytes
 
 // ServeStdio serves one MCP session over in and out (newline-delimited
 // JSON-RPC) until in ends or ctx is done. Transport errors are logged to
@@ -397,9 +398,10 @@ const Path = "/mcp"
 //     for an unknown one) and find one of MaxStreams free (503). The
 //     stream ends when its session does.
 //
-// A refused request is answered at once, and its connection closed
-// (after at most BodyTimeout for what is left of its body). Every write
-// of a response must complete within WriteTimeout.
+// A refused request is answered at once, and its connection closed after
+// at most 1 s more (refuseDrainTimeout) of reading what is left of its
+// body, however slowly the client goes on sending it. Every write of a
+// response must complete within WriteTimeout.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	return s.httpTransport(opts)
 }
@@ -465,15 +467,30 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// refuseDrainTimeout bounds how long net/http may go on reading the
+// body of a refused request after the answer, before it closes the
+// connection.
+const refuseDrainTimeout = time.Second
+
 // refuse answers with a plain-text error and closes the connection
-// afterwards. The answer goes out at once: without "Connection: close"
-// net/http would first read what is left of the body, to reuse the
-// connection. (It still reads up to 256 KiB of it after answering, so
-// that a client still sending sees the answer rather than a reset; the
-// body deadline bounds that.)
+// afterwards (see closeAfterAnswer).
 func refuse(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Connection", "close")
+	closeAfterAnswer(w)
 	http.Error(w, msg, status)
+}
+
+// closeAfterAnswer makes the connection close once the handler has
+// answered. "Connection: close" sends the answer at once: without it
+// net/http would first read what is left of the body, to reuse the
+// connection. After answering, net/http still reads up to 256 KiB of the
+// body, so that a client still sending sees the answer rather than a
+// reset; the read deadline set here bounds that to refuseDrainTimeout,
+// so a client that keeps trickling its body after a refusal (a 408
+// included, whose body deadline has passed) cannot keep the connection
+// open.
+func closeAfterAnswer(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(refuseDrainTimeout))
 }
 
 // post reads the body within the limits, takes a request slot unless
@@ -571,7 +588,7 @@ func busy(w http.ResponseWriter, body []byte, msg string) {
 	if _, ok := idKey(req.ID); !ok {
 		req.ID = nil
 	}
-	w.Header().Set("Connection", "close")
+	closeAfterAnswer(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	w.Write(rpcError(req.ID, errServerBusy, msg))
