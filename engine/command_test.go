@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 				return nil, nil
 			})
 		fmt.Fprintln(os.Stderr, "test server: ready")
+		if os.Getenv(floodEnv) != "" {
+			floodStderr()
+		}
 		if err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
 			os.Exit(1)

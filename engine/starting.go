@@ -181,7 +181,7 @@ func (s *starting) checkModels() error {
 func (s *starting) openDir() error {
 	if s.opts.ResumeDir != "" {
 		s.dir = s.opts.ResumeDir
-		return nil
+		return s.lockDir()
 	}
 	var err error
 	var made []string // directories above the result directory this job creates
@@ -203,6 +203,11 @@ func (s *starting) openDir() error {
 		removeEmpty(made)
 		return err
 	}
+	// Locked before the cleanup that empties it is registered: an --out
+	// directory another job took at the same moment is left alone.
+	if err := s.lockDir(); err != nil {
+		return err
+	}
 	dir := s.dir
 	s.cleanups = append(s.cleanups, func() {
 		switch {
@@ -214,6 +219,18 @@ func (s *starting) openDir() error {
 			removeEmpty(made)
 		}
 	})
+	return nil
+}
+
+// lockDir holds the result directory for the whole job (results.Lock),
+// released by close after everything else: a second job on it, a
+// --resume of the same directory say, refuses at once.
+func (s *starting) lockDir() error {
+	unlock, err := results.Lock(s.dir)
+	if err != nil {
+		return err
+	}
+	s.cleanups = append(s.cleanups, unlock)
 	return nil
 }
 
@@ -257,7 +274,8 @@ func removeEmpty(dirs []string) {
 
 // openServer starts the builtin server or connects to the config's one
 // and lists its tools; a server that never answers the handshake does not
-// hang the job. A command server's stderr goes to the result directory.
+// hang the job. A command server's stderr goes to the result directory,
+// at most MaxStderrBytes of it.
 func (s *starting) openServer() error {
 	cfg := s.l.Config
 	sopts := session.Options{Server: cfg.Server, ClientVersion: Version()}
@@ -274,7 +292,11 @@ func (s *starting) openServer() error {
 			return err
 		}
 		s.cleanups = append(s.cleanups, func() { f.Close() })
-		sopts.Stderr = f
+		log := &cappedLog{w: f, limit: MaxStderrBytes}
+		if st, err := f.Stat(); err == nil {
+			log.written = st.Size() // a resumed job's log already holds this much
+		}
+		sopts.Stderr = log
 	}
 	ctx, cancel := context.WithTimeout(s.pre, openTimeout)
 	src, err := session.Open(ctx, sopts)

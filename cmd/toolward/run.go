@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -40,7 +41,9 @@ Ctrl-C once: runs in flight finish, then toolward exits 1 and prints how to
 resume; before the first run (during the preflight, say) it stops at once.
 Ctrl-C twice: abort at once (runs in flight are lost and rerun on resume);
 toolward exits within %s whatever it was doing, and a third Ctrl-C kills
-it.
+it. SIGTERM (docker stop, Kubernetes) and SIGHUP (a closed terminal) count
+as Ctrl-C: the first finishes the runs in flight, a second of any of the
+three aborts.
 
 A plan of more than %d runs gets a warning with its size before anything
 runs.
@@ -135,7 +138,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	stop := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt)
+	signal.Notify(sigs, stopSignals...)
 	defer close(sigs) // after Stop (deferred calls run last-in first-out)
 	defer signal.Stop(sigs)
 	var abort *time.Timer // the safety net of a second Ctrl-C
@@ -152,10 +155,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	defer disarm()
 	go func() {
 		n := 0
-		for range sigs {
+		for sig := range sigs {
 			n++
 			if n == 1 {
-				fmt.Fprintln(stderr, "\ntoolward: interrupted; finishing the runs in flight (Ctrl-C again to abort now)")
+				fmt.Fprintf(stderr, "\ntoolward: interrupted (%s); finishing the runs in flight (Ctrl-C again, or SIGTERM, to abort now)\n", signalName(sig))
 				close(stop)
 				continue
 			}
@@ -252,6 +255,24 @@ func compareBaseline(base, dir string, failOnRegression bool, stdout, stderr io.
 		}
 	}
 	return 0
+}
+
+// stopSignals end a run as Ctrl-C does: SIGTERM is what docker stop and
+// Kubernetes send, SIGHUP what a closed terminal sends. The first of any
+// finishes the runs in flight and writes the reports; a second aborts.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// signalName names a stop signal as a user sends it.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
 }
 
 // abortGrace is how long a second Ctrl-C waits for the job to return

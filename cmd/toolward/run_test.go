@@ -14,6 +14,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/toolward/toolward/engine/report"
 	"github.com/toolward/toolward/fixtures/fakeollama"
 )
 
@@ -31,10 +32,17 @@ func countLines(path string) int {
 	return n
 }
 
-// TestInterruptAndResume sends SIGINT to a job against a slow model: the
-// runs in flight finish and are recorded, toolward exits 1 saying how to
+// TestInterruptAndResume sends SIGINT, SIGTERM (docker stop, Kubernetes)
+// or SIGHUP to a job against a slow model: the runs in flight finish and
+// are recorded, the reports are written, toolward exits 1 saying how to
 // resume, and the resume runs exactly the rest.
 func TestInterruptAndResume(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { interruptAndResume(t, sig) })
+	}
+}
+
+func interruptAndResume(t *testing.T, sig syscall.Signal) {
 	fake := fakeollama.Start(t, fakeollama.Options{Script: func(req *api.ChatRequest) fakeollama.Reply {
 		return fakeollama.Reply{Content: "Hello!", Delay: 50 * time.Millisecond}
 	}})
@@ -62,9 +70,12 @@ matrix: {models: [%q], seeds: [%s]}
 	for countLines(runs) < 4 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	syscall.Kill(os.Getpid(), sig)
 	code := <-done
 	first := countLines(runs)
+	if _, err := os.Stat(filepath.Join(out, report.HTMLFile)); err != nil {
+		t.Fatalf("no report after %s: %v\nstderr:\n%s", sig, err, stderr.String())
+	}
 	if code != 1 || first >= 60 || first < 4 {
 		t.Fatalf("exit %d with %d runs recorded\nstderr:\n%s", code, first, stderr.String())
 	}

@@ -22,8 +22,10 @@ const (
 	MaxFieldBytes = 1 << 20
 	// MaxRecordBytes bounds one encoded record. A record still longer
 	// after clipping its fields at MaxFieldBytes is clipped at smaller
-	// sizes, and as a last resort loses its turns and calls (Truncated
-	// says how many).
+	// sizes, its structured values (a tool's structured content, one
+	// argument) over a shrinking budget are replaced by an object
+	// {TruncatedKey: bytes}, and as a last resort it loses its turns and
+	// calls (Truncated says how many).
 	MaxRecordBytes = 8 << 20
 	// MaxLineBytes is the longest line a Reader reads; a longer one is
 	// skipped as a *SyntaxError without being held in memory. It leaves
@@ -54,8 +56,11 @@ type Truncation struct {
 // is not modified; score before writing, as the engine does, and the
 // scorer sees every value whole.
 func Marshal(rec *Record) ([]byte, error) {
-	for limit := MaxFieldBytes; ; limit /= 4 {
-		c := clip(rec, limit)
+	// Past the first try, structured values (a tool's structured content,
+	// one argument) are also held to a budget: a big table of short
+	// strings no string limit shrinks gives way before the trace does.
+	for limit, budget := MaxFieldBytes, 0; ; limit, budget = limit/4, limit {
+		c := clip(rec, limit, budget)
 		b, err := json.Marshal(c)
 		if err != nil || len(b) <= MaxRecordBytes {
 			return b, err
@@ -85,8 +90,54 @@ func cut(s string, n int) string {
 // clipper shortens the strings of a record, noting each.
 type clipper struct {
 	limit int
-	notes []Truncation
-	path  []any // the current location, for notes
+	// budget, when positive, bounds the encoded size of one structured
+	// value (see whole); 0 means none.
+	budget int
+	notes  []Truncation
+	path   []any // the current location, for notes
+}
+
+// TruncatedKey is the one key of the object that stands for a structured
+// value (a tool's structured content, one argument) dropped to keep its
+// record within MaxRecordBytes; its value is the dropped value's encoded
+// length in bytes.
+const TruncatedKey = "truncated_by_toolward"
+
+// whole returns v, or, when its encoding is over the budget, an object
+// {TruncatedKey: its length}, noting it at path; true when it replaced v.
+func (c *clipper) whole(v any, path ...any) (any, bool) {
+	if c.budget <= 0 || v == nil {
+		return v, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil || len(b) <= c.budget {
+		return v, false
+	}
+	c.note(Truncation{Path: matchers.PathString(path), Bytes: len(b)})
+	return map[string]any{TruncatedKey: len(b)}, true
+}
+
+// wholeArgs holds each argument of args to the budget (whole), copying
+// args only when one is replaced.
+func (c *clipper) wholeArgs(args map[string]any, path ...any) map[string]any {
+	if c.budget <= 0 {
+		return args
+	}
+	var out map[string]any
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		nv, replaced := c.whole(args[k], append(path[:len(path):len(path)], k)...)
+		if !replaced {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(args)
+		}
+		out[k] = nv
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 func (c *clipper) str(s string, at ...any) string {
@@ -156,9 +207,9 @@ func (c *clipper) value(v any) (any, bool) {
 // clip returns a copy of rec whose strings are at most limit bytes (plus
 // a marker), with the final answer stored once and Truncated listing
 // what was clipped. rec is not modified.
-func clip(rec *Record, limit int) *Record {
+func clip(rec *Record, limit, budget int) *Record {
 	out := *rec
-	c := &clipper{limit: limit, notes: append([]Truncation(nil), rec.Truncated...)}
+	c := &clipper{limit: limit, budget: budget, notes: append([]Truncation(nil), rec.Truncated...)}
 	t := &out.Trace
 	t.Answer = c.str(t.Answer, "trace", "answer")
 	t.Turns = slices.Clone(rec.Trace.Turns)
@@ -180,11 +231,12 @@ func clip(rec *Record, limit int) *Record {
 		if k.Args != nil {
 			c.path = []any{"trace", "calls", i, "args"}
 			a, _ := c.value(k.Args)
-			k.Args = a.(map[string]any)
+			k.Args = c.wholeArgs(a.(map[string]any), "trace", "calls", i, "args")
 		}
 		if k.Structured != nil {
 			c.path = []any{"trace", "calls", i, "structured"}
 			k.Structured, _ = c.value(k.Structured)
+			k.Structured, _ = c.whole(k.Structured, "trace", "calls", i, "structured")
 		}
 		c.path = nil
 	}
@@ -196,7 +248,7 @@ func clip(rec *Record, limit int) *Record {
 		if k.Args != nil {
 			c.path = []any{"trace", "text_calls", i, "args"}
 			a, _ := c.value(k.Args)
-			k.Args = a.(map[string]any)
+			k.Args = c.wholeArgs(a.(map[string]any), "trace", "text_calls", i, "args")
 		}
 		c.path = nil
 	}

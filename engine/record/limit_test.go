@@ -231,3 +231,44 @@ func TestCutInvalidUTF8(t *testing.T) {
 		t.Fatalf("cut inside a rune: %q", got)
 	}
 }
+
+// TestBigStructuredResultGivesWayBeforeTheTrace: a record over
+// MaxRecordBytes made of many short strings (tool results whose
+// structured content is a table of 100 columns × 500 rows) keeps its
+// turns and calls: each over-budget structured content becomes a
+// TruncatedKey object giving its size, and the text result stays, clipped.
+func TestBigStructuredResultGivesWayBeforeTheTrace(t *testing.T) {
+	table := func() any {
+		rows := make([]any, 500)
+		for r := range rows {
+			row := map[string]any{}
+			for c := range 100 {
+				row[fmt.Sprintf("col%02d", c)] = fmt.Sprintf("value of row %03d, column %02d", r, c)
+			}
+			rows[r] = row
+		}
+		return map[string]any{"rows": rows}
+	}
+	rec := &Record{ID: "a", Case: "c", Outcome: Pass, Trace: Trace{Answer: "done", Turns: []Turn{{ToolCalls: 4}, {Content: "done"}}}}
+	for range 4 {
+		rec.Trace.Calls = append(rec.Trace.Calls, Call{Tool: "query", Args: map[string]any{"sql": "SELECT *"}, Result: strings.Repeat("row text ", 200_000), Structured: table()})
+	}
+	if b, _ := json.Marshal(rec); len(b) <= MaxRecordBytes {
+		t.Fatalf("the record is only %d bytes; the test needs one over MaxRecordBytes", len(b))
+	}
+	got, _ := readBack(t, rec) // it checks the line's length
+	if got.Outcome != Pass || len(got.Trace.Calls) != 4 || len(got.Trace.Turns) != 2 {
+		t.Fatalf("trace dropped: outcome %s, %d calls, %d turns, notes %+v", got.Outcome, len(got.Trace.Calls), len(got.Trace.Turns), got.Truncated)
+	}
+	ns := notes(got)
+	for i, k := range got.Trace.Calls {
+		m, ok := k.Structured.(map[string]any)
+		path := fmt.Sprintf("trace.calls[%d].structured", i)
+		if !ok || len(m) != 1 || m[TruncatedKey] == nil || ns[path].Bytes < 1<<20 {
+			t.Fatalf("call %d structured %.200v, note %+v", i, k.Structured, ns[path])
+		}
+		if k.Args["sql"] != "SELECT *" || !strings.HasPrefix(k.Result, "row text row text") || !strings.Contains(k.Result, "truncated by toolward") {
+			t.Fatalf("call %d: args %v, result %.40q…", i, k.Args, k.Result)
+		}
+	}
+}
