@@ -98,7 +98,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run only shard `i/n` (0 <= i < n) of the plan; join shards with toolward merge")
 	recordDir := fs.String("record", "", "record the model's replies as replay cassettes into `DIR`")
 	baseline := fs.String("baseline", "", "compare with the result directory `DIR` at the end (paired per case)")
-	failOnRegression := fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression")
+	failOnRegression := fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression, or when this run lacks runs of the baseline")
+	allowMissing := fs.Bool("allow-missing", false, "with --fail-on-regression: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
 	minPass := fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -125,6 +126,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *failOnRegression && *baseline == "" {
 		fmt.Fprintln(stderr, "toolward run: --fail-on-regression needs --baseline DIR")
+		return 2
+	}
+	if *allowMissing && !*failOnRegression {
+		fmt.Fprintln(stderr, "toolward run: --allow-missing goes with --fail-on-regression")
 		return 2
 	}
 
@@ -218,7 +223,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "report: ", filepath.Join(res.Dir, report.HTMLFile))
 	}
 	if *baseline != "" {
-		if c := compareBaseline(*baseline, res.Dir, *failOnRegression, stdout, stderr); c != 0 {
+		if c := compareBaseline(*baseline, res.Dir, *failOnRegression, diff.GateOptions{AllowMissing: *allowMissing}, stdout, stderr); c != 0 {
 			code = c
 		}
 	}
@@ -237,7 +242,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // compareBaseline prints the paired comparison of dir against base and
 // returns 1 when it cannot compare, or when failOnRegression is set and
 // the comparison finds a regression.
-func compareBaseline(base, dir string, failOnRegression bool, stdout, stderr io.Writer) int {
+func compareBaseline(base, dir string, failOnRegression bool, gate diff.GateOptions, stdout, stderr io.Writer) int {
 	r, err := diff.Compare(base, dir, 0.05)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward run: --baseline:", err)
@@ -249,7 +254,7 @@ func compareBaseline(base, dir string, failOnRegression bool, stdout, stderr io.
 		return 1
 	}
 	if failOnRegression {
-		if err := r.Gate(); err != nil {
+		if err := r.GateWith(gate); err != nil {
 			fmt.Fprintln(stderr, "toolward run: --baseline:", err)
 			return 1
 		}
