@@ -238,7 +238,10 @@ func TestMillionRunsBoundedMemory(t *testing.T) {
 	small := *cfg
 	small.Matrix.Models = cfg.Matrix.Models[:1]
 	smallAllocs := testing.AllocsPerRun(5, func() { New(&small, cases) })
-	if big > smallAllocs+20 {
+	// The big plan has 9 more axis values and 900,000 more runs: a few
+	// allocations per axis value are expected (and vary a little with map
+	// growth), one per run would be hundreds of thousands.
+	if big > smallAllocs+200 {
 		t.Fatalf("New allocs: %v for 1e6 runs vs %v for 1e5: grows with runs", big, smallAllocs)
 	}
 	i := int64(0)
