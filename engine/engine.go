@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -203,16 +204,8 @@ func loadJob(opts Options) (*Loaded, *results.Meta, error) {
 		return nil, nil, errors.New("--resume continues in the result directory with its filters and shard; do not give --filter, --shard or --out")
 	}
 	if opts.ConfigPath != "" {
-		cfg, err := runconfig.Load(opts.ConfigPath)
-		if err != nil {
+		if err := checkResumeConfig(opts.ConfigPath, opts.ResumeDir, meta); err != nil {
 			return nil, nil, err
-		}
-		d, err := results.DigestConfig(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		if d != meta.ConfigDigest {
-			return nil, nil, fmt.Errorf("%s has changed since %s was started; resume with the config it ran (omit the config argument) or start a new run", opts.ConfigPath, opts.ResumeDir)
 		}
 	}
 	if meta.Legacy() {
@@ -296,4 +289,51 @@ func defaultBackoff(n int) time.Duration {
 	d := 200 * time.Millisecond << min(n-1, 6)
 	d = min(d, 10*time.Second)
 	return time.Duration(rand.Int64N(int64(d)) + 1)
+}
+
+// checkResumeConfig checks a CONFIG given together with --resume dir:
+// resume takes the config from dir, so CONFIG may only be the config dir
+// ran, unchanged. The error says to omit CONFIG, and why.
+func checkResumeConfig(config, dir string, meta *results.Meta) error {
+	omit := fmt.Sprintf("--resume takes the config from %s: omit CONFIG", dir)
+	if meta.ConfigFile != "" {
+		omit = fmt.Sprintf("--resume takes the config from %s (it ran %s): omit CONFIG", dir, meta.ConfigFile)
+	}
+	same := samePath(config, meta.ConfigFile)
+	d, err := configDigest(config)
+	switch {
+	case err == nil && d == meta.ConfigDigest:
+		return nil
+	case !same:
+		return fmt.Errorf("%s is not the config %s ran; %s, or start a new run with %s", config, dir, omit, config)
+	case err != nil:
+		return fmt.Errorf("%w\n(%s)", err, omit)
+	default:
+		return fmt.Errorf("%s has changed since %s was started; %s to continue with the config as it was, or start a new run with the edited one", config, dir, omit)
+	}
+}
+
+// configDigest loads the run config at path and returns its digest.
+func configDigest(path string) (string, error) {
+	cfg, err := runconfig.Load(path)
+	if err != nil {
+		return "", err
+	}
+	return results.DigestConfig(cfg)
+}
+
+// samePath reports whether paths a and b name the same file, as given
+// or, when both exist, by identity (a symbolic link, another spelling).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	if absA, errA := filepath.Abs(a); errA == nil {
+		if absB, errB := filepath.Abs(b); errB == nil && absA == absB {
+			return true
+		}
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

@@ -72,8 +72,9 @@ const SessionMemory = sqlbox.MaxHeap + 8<<20 + MaxStoredBytes
 // ServeStdio serves one MCP session over in and out (newline-delimited
 // JSON-RPC) until in ends or ctx is done. Transport errors are logged to
 // errLog (nil: discarded). A last message without a trailing newline is
-// served like any other; a line longer than DefaultMaxBodyBytes is
-// answered with a JSON-RPC error and skipped.
+// served like any other; a line longer than DefaultMaxBodyBytes, a
+// JSON-RPC batch, or a line nested deeper than MaxJSONDepth is answered
+// with a JSON-RPC error that says which, and skipped.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out, errLog io.Writer) error {
 	if errLog == nil {
 		errLog = io.Discard
@@ -122,6 +123,10 @@ func (d *drain) copyIn(in io.Reader, w *io.PipeWriter, out *drainWriter) {
 		case tooLong:
 			out.Write(tooLongAnswer(line, d.maxLine))
 		case len(bytes.TrimSpace(line)) > 0:
+			if msg := unservableBody(line, "on its own line"); msg != "" {
+				out.Write(rpcError(nil, errInvalidRequest, msg))
+				break
+			}
 			d.request(line)
 			if line[len(line)-1] != '\n' {
 				line = append(line, '\n')
@@ -390,7 +395,9 @@ const Path = "/mcp"
 //  2. Bearer token, if HTTPOptions.Token is set, compared in constant
 //     time, else 401.
 //  3. A POST body must arrive within BodyTimeout (408) and fit
-//     MaxBodyBytes (413); then a request (not an answer to the server)
+//     MaxBodyBytes (413), and be neither a JSON-RPC batch nor nested
+//     deeper than MaxJSONDepth (400 with a JSON-RPC error, -32600, that
+//     says which); then a request (not an answer to the server)
 //     must find one of MaxRequests free (503). A POST outside a live session takes a session
 //     slot while it runs, and keeps it if it creates a session; with
 //     MaxSessions taken the answer is 503 with a JSON-RPC error.
@@ -507,6 +514,10 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		refuse(w, status, msg)
 		return
 	}
+	if msg := unservableBody(body, "in its own POST"); msg != "" {
+		invalidRequest(w, msg)
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	if m, ok := parseHead(body); !ok || m.Method != "" {
@@ -526,6 +537,69 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 		defer release()
 	}
 	t.forward(w, r)
+}
+
+// MaxJSONDepth is the deepest nesting of arrays and objects a request
+// body may have: encoding/json, under mcp-go, refuses deeper ones.
+const MaxJSONDepth = 10000
+
+// errInvalidRequest is the JSON-RPC error code of a request that is valid
+// JSON but not a request the server can serve.
+const errInvalidRequest = -32600
+
+// unservableBody says why body (an HTTP body or a stdio line), though
+// perhaps valid JSON, cannot be served, or returns "". mcp-go would
+// answer both cases as a parse error ("request body is not valid json",
+// "Parse error"), which misleads: a JSON-RPC batch (an array; the MCP
+// revision 2025-06-18 removed batching), and JSON nested deeper than
+// MaxJSONDepth. where says how to send requests one by one.
+func unservableBody(body []byte, where string) string {
+	if i := bytes.IndexFunc(body, func(r rune) bool { return !isJSONSpace(r) }); i >= 0 && body[i] == '[' {
+		return "JSON-RPC batch requests are not supported (MCP 2025-06-18 removed batching): send each request " + where
+	}
+	if jsonDeeperThan(body, MaxJSONDepth) {
+		return fmt.Sprintf("request body nested too deeply: more than %d levels of arrays and objects", MaxJSONDepth)
+	}
+	return ""
+}
+
+func isJSONSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+
+// jsonDeeperThan reports whether the JSON text b opens more than max
+// arrays and objects at once. It scans bytes, skipping strings, without
+// validating b (the JSON decoder does that afterwards).
+func jsonDeeperThan(b []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > max {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
+// invalidRequest answers 400 with a JSON-RPC Invalid Request error (id
+// null), as mcp-go answers a body it cannot parse.
+func invalidRequest(w http.ResponseWriter, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(rpcError(nil, errInvalidRequest, msg))
 }
 
 // readBody reads r's body within BodyTimeout and MaxBodyBytes. On

@@ -47,6 +47,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if !shardFlagOK("plan", *shard, stderr) {
+		return 2
+	}
 	l, err := engine.Load(pos[0], filters, *shard)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward plan:", err)
@@ -84,4 +87,18 @@ func abbreviate(vs []string, n int) string {
 		return strings.Join(vs, ", ")
 	}
 	return strings.Join(vs[:n], ", ") + fmt.Sprintf(", … (%d more)", len(vs)-n)
+}
+
+// shardFlagOK reports whether the --shard value s is empty or a valid
+// i/n, and otherwise explains the mistake on stderr as a usage error of
+// command cmd.
+func shardFlagOK(cmd, s string, stderr io.Writer) bool {
+	if s == "" {
+		return true
+	}
+	if _, err := plan.ParseShard(s); err != nil {
+		fmt.Fprintf(stderr, "toolward %s: --shard: %v\n", cmd, err)
+		return false
+	}
+	return true
 }

@@ -124,6 +124,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "toolward run: --min-pass-rate is a fraction between 0 and 1")
 		return 2
 	}
+	if *workers < 0 {
+		fmt.Fprintf(stderr, "toolward run: -j must be a positive number of runs in flight (or 0 for the config's limits.concurrency), got %d\n", *workers)
+		return 2
+	}
+	if !shardFlagOK("run", *shard, stderr) {
+		return 2
+	}
 	if *failOnRegression && *baseline == "" {
 		fmt.Fprintln(stderr, "toolward run: --fail-on-regression needs --baseline DIR")
 		return 2

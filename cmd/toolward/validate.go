@@ -61,6 +61,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "toolward validate: --timeout must be positive, got %s\n", *timeout)
+		return 2
+	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "toolward validate: unknown --format %q (want text or json)\n", *format)
 		return 2
