@@ -278,7 +278,7 @@ func removeEmpty(dirs []string) {
 // at most MaxStderrBytes of it.
 func (s *starting) openServer() error {
 	cfg := s.l.Config
-	sopts := session.Options{Server: cfg.Server, ClientVersion: Version()}
+	sopts := session.Options{Server: cfg.Server, ClientVersion: Version(), HandshakeTimeout: cfg.Limits.CallTimeout.Duration}
 	if cfg.Server.Builtin != nil {
 		srv, err := s.opts.Builtin(*cfg.Server.Builtin)
 		if err != nil {

@@ -30,6 +30,10 @@ func checkTools(src *session.Source, l *Loaded, descs map[string]toolset.Descrip
 		Tools: preflight.Names(src.Tools()), Cases: l.Plan.Cases(), Descriptions: descs, Files: files, Config: l.Config,
 	})
 	if progress != nil {
+		if d := src.Duplicates(); len(d) > 0 {
+			fmt.Fprintf(progress, "warning: the MCP server (%s) lists more than one tool named %s; only the first of each is offered\n",
+				serverName(src), strings.Join(d, ", "))
+		}
 		for _, w := range append(r.Typos, r.Warnings...) {
 			fmt.Fprintf(progress, "warning: %s\n", w)
 		}

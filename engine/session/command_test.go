@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Fprintln(os.Stderr, "\nNode.js v20.19.0")
 		os.Exit(1)
+	case roleHang, roleParent, roleDups, roleHangLater:
+		serveRole(os.Getenv(roleEnv))
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -15,7 +15,14 @@
 //     the first connection fails (the server died at start-up), the error
 //     quotes the first lines of that stderr, where the cause is. Its
 //     environment is not toolward's: only InheritedEnv (PATH, HOME, …)
-//     plus server.env, unless server.inherit_env (see CommandEnv).
+//     plus server.env, unless server.inherit_env (see CommandEnv). Each
+//     server leads a process group of its own (Linux), so closing a
+//     connection also kills whatever the server started and left behind,
+//     and the kernel kills it when toolward dies, even by
+//     SIGKILL. A connection that failed (a call timed out, the transport
+//     closed) is killed at once rather than closed gracefully. A later
+//     connection's initialize handshake is bounded by
+//     Options.HandshakeTimeout (the engine passes limits.call_timeout).
 //   - url: streamable HTTP, pooled the same way, with the configured
 //     headers on every request.
 //
@@ -26,7 +33,9 @@
 //
 // Tools are listed once per Source, every page, and cached (the list of a
 // server does not change during a job), with the server's Info from the
-// handshake. Session.Call applies the confirm gate:
+// handshake. A name listed more than once is offered once, as its first
+// listing; Source.Duplicates names them for a warning. Session.Call
+// applies the confirm gate:
 //
 //   - A tool is gated when its MCP annotations do not rule out harm, by the
 //     MCP defaults (readOnlyHint defaults to false, destructiveHint to
@@ -43,5 +52,7 @@
 // "invalid params" JSON-RPC error is the model's fault (bad arguments) and
 // also goes back as an error result. Anything else (transport failures,
 // other protocol errors, a call timeout) is an infrastructure error, an
-// *Error.
+// *Error. A stdio server that exits or closes its stdout fails the call
+// in flight at once (Kind "mcp", wrapping transport.ErrTransportClosed),
+// without waiting for the call timeout.
 package session

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -72,6 +73,11 @@ type Options struct {
 	Stderr io.Writer
 	// ClientVersion is sent as the MCP client version ("" means "dev").
 	ClientVersion string
+	// HandshakeTimeout bounds the initialize handshake of each connection
+	// a Session opens (the engine passes limits.call_timeout), so that a
+	// hung server costs that long per run rather than the run timeout;
+	// 0 means none. Open's own connection is bounded by Open's context.
+	HandshakeTimeout time.Duration
 }
 
 // Source is one MCP server for the length of a job. It is safe for
@@ -80,6 +86,7 @@ type Source struct {
 	opts   Options
 	info   Info
 	listed []mcp.Tool
+	dups   []string // names listed more than once
 	tools  []toolset.Tool
 	gated  map[string]bool
 
@@ -96,6 +103,21 @@ type conn struct {
 	h      *elicitor
 	hello  *mcp.InitializeResult // the server's answer to initialize
 	stderr *stderrHead           // nil unless a command server
+	cmd    *exec.Cmd             // the subprocess of a command server, else nil
+}
+
+// close ends the connection. A broken one's command server is killed
+// with its process group first: it may be hung, and a graceful close
+// would wait for it (seconds) for nothing. Otherwise the server gets the
+// graceful close (stdin closed, then signals) and whatever it started
+// and left behind in its group is killed after.
+func (c *conn) close(broken bool) error {
+	if broken {
+		killGroup(c.cmd)
+	}
+	err := c.c.Close()
+	killGroup(c.cmd)
+	return err
 }
 
 // Info is what a server says about itself in the initialize handshake.
@@ -124,7 +146,7 @@ func Open(ctx context.Context, opts Options) (*Source, error) {
 	}
 	s.info = Info{Name: c.hello.ServerInfo.Name, Version: c.hello.ServerInfo.Version, ProtocolVersion: c.hello.ProtocolVersion}
 	if err := s.list(ctx, c); err != nil {
-		c.c.Close()
+		c.close(false)
 		s.cancel()
 		return nil, withStderr(err, c.stderr)
 	}
@@ -159,9 +181,9 @@ func (s *Source) list(ctx context.Context, c *conn) error {
 	// *transport.StreamableHTTP (which keeps their optional interfaces)
 	// that records it; the Ollama conversion would then have to carry
 	// draft-07 definitions too.
-	s.listed = lt.Tools
-	s.gated = make(map[string]bool, len(lt.Tools))
-	for _, t := range lt.Tools {
+	s.listed, s.dups = firstOfEachName(lt.Tools)
+	s.gated = make(map[string]bool, len(s.listed))
+	for _, t := range s.listed {
 		schema := t.RawInputSchema
 		if schema == nil {
 			b, err := json.Marshal(t.InputSchema)
@@ -175,6 +197,22 @@ func (s *Source) list(ctx context.Context, c *conn) error {
 		s.tools = append(s.tools, toolset.Tool{Name: t.Name, Description: t.Description, InputSchema: schema, Gated: g})
 	}
 	return nil
+}
+
+// firstOfEachName keeps the first tool of each name, in order, and
+// returns the names listed more than once, in order of first listing.
+func firstOfEachName(tools []mcp.Tool) (kept []mcp.Tool, dups []string) {
+	seen := make(map[string]int, len(tools)) // listings per name
+	for _, t := range tools {
+		seen[t.Name]++
+		switch seen[t.Name] {
+		case 1:
+			kept = append(kept, t)
+		case 2:
+			dups = append(dups, t.Name)
+		}
+	}
+	return kept, dups
 }
 
 func countSet(s schema.Server) int {
@@ -214,6 +252,11 @@ func (s *Source) Tools() []toolset.Tool { return s.tools }
 // the slice.
 func (s *Source) Listed() []mcp.Tool { return s.listed }
 
+// Duplicates returns the tool names the server listed more than once, in
+// order of first listing; Tools and Listed offer only the first tool of
+// each name. Callers must not modify the slice.
+func (s *Source) Duplicates() []string { return s.dups }
+
 // Info returns what the server said about itself when Open connected.
 func (s *Source) Info() Info { return s.info }
 
@@ -239,6 +282,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	var c *client.Client
 	var err error
 	var head *stderrHead
+	var cmd *exec.Cmd
 	srv := s.opts.Server
 	switch {
 	case srv.Builtin != nil:
@@ -248,7 +292,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	case len(srv.Command) > 0:
 		head = newStderrHead(s.opts.Stderr)
-		t := transport.NewStdioWithOptions(srv.Command[0], nil, srv.Command[1:], transport.WithCommandFunc(commandFunc(srv, head)))
+		t := transport.NewStdioWithOptions(srv.Command[0], nil, srv.Command[1:], transport.WithCommandFunc(commandFunc(srv, head, &cmd)))
 		c = client.NewClient(t, opt)
 	default:
 		var t *transport.StreamableHTTP
@@ -263,18 +307,40 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	// The transport lives as long as the source (for command: the
 	// subprocess); the request below is bounded by ctx.
 	if err := c.Start(s.life); err != nil {
-		c.Close()
+		(&conn{c: c, cmd: cmd}).close(true)
 		return nil, s.startErr(&Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}, startup, head, false)
 	}
+	hello, err := s.initialize(ctx, c, startup)
+	if err != nil {
+		// Closing waits for the subprocess, so its stderr is complete; a
+		// server that did not answer in time is killed, not waited for.
+		var se *Error
+		(&conn{c: c, cmd: cmd}).close(errors.As(err, &se) && se.Kind == "timeout")
+		return nil, s.startErr(err, startup, head, true)
+	}
+	return &conn{c: c, h: h, hello: hello, stderr: head, cmd: cmd}, nil
+}
+
+// initialize makes the initialize handshake, within HandshakeTimeout
+// unless startup (Open's caller bounds the first connection).
+func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool) (*mcp.InitializeResult, error) {
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "toolward", Version: cmp.Or(s.opts.ClientVersion, "dev")}
-	hello, err := c.Initialize(ctx, req)
-	if err != nil {
-		// Closing waits for the subprocess, so its stderr is complete.
-		c.Close()
-		return nil, s.startErr(&Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}, startup, head, true)
+	hctx := ctx
+	if d := s.opts.HandshakeTimeout; d > 0 && !startup {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
 	}
-	return &conn{c: c, h: h, hello: hello, stderr: head}, nil
+	hello, err := c.Initialize(hctx, req)
+	switch {
+	case err == nil:
+		return hello, nil
+	case ctx.Err() == nil && hctx.Err() != nil:
+		return nil, &Error{Kind: "timeout", Msg: fmt.Sprintf("%s did not answer the initialize handshake within %s (limits.call_timeout)", s.describe(), s.opts.HandshakeTimeout), Retryable: true, Err: err}
+	default:
+		return nil, &Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}
+	}
 }
 
 // envHint reminds that a command server did not get toolward's whole
@@ -301,7 +367,7 @@ func (s *Source) put(c *conn, broken bool) {
 	s.mu.Lock()
 	if broken || s.closed || s.opts.Server.Builtin != nil {
 		s.mu.Unlock()
-		c.c.Close()
+		c.close(broken)
 		return
 	}
 	s.idle = append(s.idle, c)
@@ -346,7 +412,7 @@ func (s *Source) Close() error {
 	s.mu.Unlock()
 	var first error
 	for _, c := range idle {
-		if err := c.c.Close(); err != nil && first == nil {
+		if err := c.close(false); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -417,6 +483,11 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any, ti
 		case cctx.Err() != nil:
 			s.broken = true
 			return nil, &Error{Kind: "timeout", Msg: fmt.Sprintf("tool %s did not answer within %s", name, timeout), Retryable: true, Err: err}
+		case errors.Is(err, transport.ErrTransportClosed):
+			// The stdio reader saw EOF: the server exited or closed its
+			// stdout, and no answer can come.
+			s.broken = true
+			return nil, &Error{Kind: "mcp", Msg: "the connection to " + s.src.describe() + " closed during tool " + name + " (the server exited or closed its stdout)", Retryable: true, Err: err}
 		default:
 			s.broken = true
 			return nil, &Error{Kind: "mcp", Msg: "calling tool " + name + " on " + s.src.describe(), Retryable: true, Err: err}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package session
+
+import "os/exec"
+
+// setProcAttr does nothing here. A process group of its own would take
+// the server out of the terminal's group, so that Ctrl-C no longer
+// reached it, and without Linux's death signal nothing would end it if
+// toolward died.
+func setProcAttr(*exec.Cmd) {}
+
+// killGroup does nothing here; closing a connection ends the server itself.
+func killGroup(*exec.Cmd) {}
