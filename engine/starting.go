@@ -364,11 +364,18 @@ func (s *starting) newMeta() (*results.Meta, error) {
 // workers is the number of runs in flight: Options.Workers, else
 // limits.concurrency, at least 1.
 func (s *starting) workers() int {
-	if w := s.opts.Workers; w > 0 {
-		return w
+	w := s.opts.Workers
+	if w <= 0 {
+		w = s.l.Config.Limits.Concurrency
 	}
-	return max(s.l.Config.Limits.Concurrency, 1)
+	// More workers than runs, or than MaxWorkers, would only be idle
+	// goroutines (-j 100000000 must not start a hundred million).
+	return max(min(w, MaxWorkers, int(min(s.l.Plan.Len(), MaxWorkers))), 1)
 }
+
+// MaxWorkers bounds the runs in flight of one job, whatever -j or
+// limits.concurrency ask.
+const MaxWorkers = 1024
 
 // run starts the runs (step 6 of the package doc) and waits for them.
 func (s *starting) run(ctx context.Context) (*Result, error) {
