@@ -95,8 +95,13 @@ type turnView struct {
 
 // WriteHTML writes report.html: self-contained (inline CSS and SVG, no
 // scripts, nothing loaded from the network). Every string that came from a
-// model, a case or a tool is escaped by html/template.
+// model, a case or a tool is escaped by html/template and shown
+// display-safe (displayWriter).
 func (s *Summary) WriteHTML(w io.Writer) error {
+	return writeDisplaySafe(w, s.writeHTML)
+}
+
+func (s *Summary) writeHTML(w io.Writer) error {
 	v := htmlView{
 		S: s, T: s.Tables(), Curve: buildCurve(s.ToolCurve), Spread: buildSpread(s.spreadLines()),
 		Reasons: buildReasons(s.Reasons), MaxOpenCells: maxOpenCells,

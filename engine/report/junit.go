@@ -83,7 +83,34 @@ func (s *Summary) JUnit() *JUnitSuites {
 		root.Suites = append(root.Suites, suite)
 	}
 	root.Time = seconds(total)
+	root.displaySafe()
 	return root
+}
+
+// displaySafe makes every string of the document display-safe
+// (displaySafe) before encoding/xml sees it: the encoder would turn a
+// control character in an attribute into U+FFFD, hiding what it was.
+func (root *JUnitSuites) displaySafe() {
+	root.Name = displaySafe(root.Name)
+	for i := range root.Suites {
+		su := &root.Suites[i]
+		su.Name = displaySafe(su.Name)
+		for j := range su.Properties {
+			su.Properties[j].Value = displaySafe(su.Properties[j].Value)
+		}
+		for j := range su.Cases {
+			c := &su.Cases[j]
+			c.Name, c.Classname = displaySafe(c.Name), displaySafe(c.Classname)
+			c.Failure.displaySafe()
+			c.Error.displaySafe()
+		}
+	}
+}
+
+func (p *JUnitProblem) displaySafe() {
+	if p != nil {
+		p.Message, p.Type, p.Text = displaySafe(p.Message), displaySafe(p.Type), xmlSafe(p.Text)
+	}
 }
 
 // junitSuite is one cell's <testsuite>: its axes and pass rate as
@@ -135,7 +162,7 @@ func junitFailure(cc CaseCell) *JUnitProblem {
 	if cc.Example != nil && len(cc.Example.Reasons) > 0 {
 		typ = cc.Example.Reasons[0].Code
 	}
-	return &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
+	return &JUnitProblem{Message: msg, Type: typ, Text: exampleText(cc.Example)}
 }
 
 // junitError says how many seeds hit infrastructure errors; its type is
@@ -147,11 +174,15 @@ func junitError(cc CaseCell) *JUnitProblem {
 		typ = cc.Example.Error.Kind
 		msg += ": " + cc.Example.Error.Message
 	}
-	return &JUnitProblem{Message: msg, Type: typ, Text: xmlSafe(exampleText(cc.Example))}
+	return &JUnitProblem{Message: msg, Type: typ, Text: exampleText(cc.Example)}
 }
 
-// WriteJUnit writes junit.xml.
+// WriteJUnit writes junit.xml, display-safe (displayWriter).
 func (s *Summary) WriteJUnit(w io.Writer) error {
+	return writeDisplaySafe(w, s.writeJUnit)
+}
+
+func (s *Summary) writeJUnit(w io.Writer) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -164,18 +195,16 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 	return err
 }
 
-// xmlSafe replaces characters XML 1.0 does not allow (most control
-// characters, invalid UTF-8) with U+FFFD, since model output may hold any.
+// xmlSafe makes s display-safe (displaySafe: control characters shown as
+// escapes, invalid UTF-8 as U+FFFD) and replaces the noncharacters XML
+// 1.0 does not allow with U+FFFD, since model output may hold any.
 func xmlSafe(s string) string {
 	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r':
-			return r
-		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
+		if r == 0xFFFE || r == 0xFFFF {
 			return '\uFFFD'
 		}
 		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
+	}, displaySafe(s))
 }
 
 func seconds(f float64) string { return fmt.Sprintf("%.3f", f) }

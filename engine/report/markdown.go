@@ -16,7 +16,12 @@ const maxOpenCells = 20
 
 // WriteMarkdown writes report.md: the headline numbers and the tables of
 // the HTML report without charts or traces, for pull requests and CI logs.
+// Model, tool and case text is shown display-safe (displayWriter).
 func (s *Summary) WriteMarkdown(w io.Writer) error {
+	return writeDisplaySafe(w, s.writeMarkdown)
+}
+
+func (s *Summary) writeMarkdown(w io.Writer) error {
 	md := &mdWriter{w: bufio.NewWriter(w), s: s, t: s.Tables()}
 	md.header()
 	md.section(md.t.Models, "## Models\n\n95%% intervals are clustered by case (%s).\n\n", clusterExplainer)
