@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
 	"os"
 	"os/exec"
@@ -29,9 +30,29 @@ func chromium() string {
 // timing assertion.
 func headless(t *testing.T, bin, page string, extra ...string) (stdout, stderr string) {
 	t.Helper()
+	// Headless Chromium on a loaded 2-core machine now and then dies of a
+	// signal (a segfault in its own start-up) before loading anything: a
+	// crash of the browser is retried, up to three starts in all; any
+	// other failure, or a third crash, fails the test.
+	for try := 1; ; try++ {
+		out, errb, err := headlessOnce(bin, page, extra...)
+		var ee *exec.ExitError
+		if err != nil && errors.As(err, &ee) && !ee.Exited() && try < 3 {
+			t.Logf("%s crashed (%v), starting it again", bin, err)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", bin, err, errb)
+		}
+		return out, errb
+	}
+}
+
+// headlessOnce runs Chromium once on page with a fresh profile.
+func headlessOnce(bin, page string, extra ...string) (stdout, stderr string, err error) {
 	profile, err := os.MkdirTemp("", "toolward-chromium-")
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	defer os.RemoveAll(profile)
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -43,10 +64,8 @@ func headless(t *testing.T, bin, page string, extra ...string) (stdout, stderr s
 	var out, errb bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, errb.String())
-	}
-	return out.String(), errb.String()
+	err = cmd.Run()
+	return out.String(), errb.String(), err
 }
 
 // consoleLine matches what Chromium logs (with --enable-logging=stderr)
