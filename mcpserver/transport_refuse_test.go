@@ -23,7 +23,6 @@ func trickleForever(c net.Conn, every time.Duration) {
 	}
 }
 
-
 // TestHTTPRefusedSlowBodyClosed: a client that is refused (408, 401,
 // 403, 413) and goes on trickling a body shorter than net/http's 256 KiB
 // post-handler drain used to keep its connection, and so one of
