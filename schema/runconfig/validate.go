@@ -261,18 +261,47 @@ func (v *validation) addFile(p string, sniff bool) bool {
 		return true
 	}
 	v.seen[p] = true
-	switch {
-	case ext == ".cue":
+	kind := caseKind
+	if ext == ".cue" {
+		kind = configKind
+	} else if sniff {
+		kind = sniffYAML(p)
+	}
+	switch kind {
+	case configKind:
 		v.configFiles = append(v.configFiles, p)
-	case sniff && isCassettePath(p):
+	case cassetteKind:
 		v.cassetteFiles = append(v.cassetteFiles, p)
-	case sniff && isCatalogPath(p):
-		v.catalogs[p] = true
-		v.catalogFiles = append(v.catalogFiles, p)
+	case catalogKind:
+		v.addCatalog(p)
 	default:
 		v.caseFiles = append(v.caseFiles, p)
 	}
 	return true
+}
+
+// The kinds of file validate tells apart.
+const (
+	caseKind = iota
+	configKind
+	cassetteKind
+	catalogKind
+)
+
+// sniffYAML reads the YAML file at p once and tells whether it holds
+// cassettes, a tool catalog or (otherwise) cases. A file that cannot be
+// read is a case file: loading it reports why.
+func sniffYAML(p string) int {
+	src, err := schema.ReadFile(p, "YAML file", schema.MaxCassetteFileSize)
+	switch {
+	case err != nil:
+		return caseKind
+	case schema.IsCassetteFile(src):
+		return cassetteKind
+	case schema.IsCatalogFile(src):
+		return catalogKind
+	}
+	return caseKind
 }
 
 // addCatalog adds the catalog file a config names, once.
@@ -283,12 +312,6 @@ func (v *validation) addCatalog(p string) {
 	}
 	v.catalogs[p] = true
 	v.catalogFiles = append(v.catalogFiles, p)
-}
-
-// isCatalogPath reports whether the file at p reads as a tool catalog.
-func isCatalogPath(p string) bool {
-	src, err := schema.ReadFile(p, "catalog file", schema.MaxCassetteFileSize)
-	return err == nil && schema.IsCatalogFile(src)
 }
 
 // catalogError places a catalog checker's error. A message that already
@@ -308,13 +331,6 @@ func catalogError(file string, err error) *schema.Error {
 	}
 	e.Msg = strings.TrimSpace(rest)
 	return e
-}
-
-// isCassettePath reports whether the file at p reads as cassettes. A file
-// that cannot be read is a case file: loading it reports why.
-func isCassettePath(p string) bool {
-	src, err := schema.ReadFile(p, "cassette file", schema.MaxCassetteFileSize)
-	return err == nil && schema.IsCassetteFile(src)
 }
 
 // addPath adds a named file, or the files of a named directory.
