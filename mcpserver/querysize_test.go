@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -87,30 +86,9 @@ func TestQueryDatabaseColumnNames(t *testing.T) {
 // content each under sqlbox.MaxResultBytes), and the next call is
 // answered.
 func TestStdioWideQuery(t *testing.T) {
-	s, err := New(Options{NoBundledCatalog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := []any{
-		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-			"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "0"}}},
-		map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"},
-		map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
-			"name": "query_database", "arguments": map[string]any{"sql": redTeamWideSQL()}}},
-		map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": map[string]any{
-			"name": "query_database", "arguments": map[string]any{"sql": "SELECT count(*) AS n FROM employees"}}},
-	}
-	var in strings.Builder
-	for _, m := range msgs {
-		b, _ := json.Marshal(m)
-		in.Write(append(b, '\n'))
-	}
-	var out strings.Builder
-	if err := s.ServeStdio(context.Background(), strings.NewReader(in.String()), &out, nil); err != nil {
-		t.Fatalf("ServeStdio: %v", err)
-	}
+	out := stdioQueries(t, redTeamWideSQL(), "SELECT count(*) AS n FROM employees")
 	sizes := map[int]int{}
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		var a struct {

@@ -89,30 +89,7 @@ func TestQueryDatabaseNonFinite(t *testing.T) {
 // calls are answered (the first as an isError result) and serving ends
 // cleanly.
 func TestStdioHostileQuery(t *testing.T) {
-	s, err := New(Options{NoBundledCatalog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := []any{
-		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-			"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "0"}}},
-		map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"},
-		map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
-			"name": "query_database", "arguments": map[string]any{"sql": unionAllSQL(220)}}},
-		map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": map[string]any{
-			"name": "query_database", "arguments": map[string]any{"sql": "SELECT 1e999 AS x"}}},
-		map[string]any{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": map[string]any{
-			"name": "query_database", "arguments": map[string]any{"sql": "SELECT count(*) AS n FROM employees"}}},
-	}
-	var in strings.Builder
-	for _, m := range msgs {
-		b, _ := json.Marshal(m)
-		in.Write(append(b, '\n'))
-	}
-	var out strings.Builder
-	if err := s.ServeStdio(context.Background(), strings.NewReader(in.String()), &out, nil); err != nil {
-		t.Fatalf("ServeStdio: %v", err)
-	}
+	out := stdioQueries(t, unionAllSQL(220), "SELECT 1e999 AS x", "SELECT count(*) AS n FROM employees")
 	type answer struct {
 		ID     int `json:"id"`
 		Result struct {
@@ -124,7 +101,7 @@ func TestStdioHostileQuery(t *testing.T) {
 		Error *struct{ Message string } `json:"error"`
 	}
 	got := map[int]answer{}
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		var a answer
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
@@ -139,7 +116,7 @@ func TestStdioHostileQuery(t *testing.T) {
 		a, ok := got[id]
 		switch {
 		case !ok:
-			t.Errorf("request %d not answered; output:\n%s", id, out.String())
+			t.Errorf("request %d not answered; output:\n%s", id, out)
 		case a.Error != nil:
 			t.Errorf("request %d: protocol error %s", id, a.Error.Message)
 		case a.Result.IsError != want.isError || len(a.Result.Content) == 0 || !strings.Contains(a.Result.Content[0].Text, want.text):
@@ -155,4 +132,34 @@ func anyOf(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// stdioQueries serves a fresh server over stdio to a client that
+// initializes, calls query_database once per SQL text (ids 2, 3, …) and
+// ends its input, and returns everything the server wrote.
+func stdioQueries(t *testing.T, sqls ...string) string {
+	t.Helper()
+	s, err := New(Options{NoBundledCatalog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []any{
+		map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+			"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "0"}}},
+		map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"},
+	}
+	for i, q := range sqls {
+		msgs = append(msgs, map[string]any{"jsonrpc": "2.0", "id": i + 2, "method": "tools/call", "params": map[string]any{
+			"name": "query_database", "arguments": map[string]any{"sql": q}}})
+	}
+	var in strings.Builder
+	for _, m := range msgs {
+		b, _ := json.Marshal(m)
+		in.Write(append(b, '\n'))
+	}
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(in.String()), &out, nil); err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	return out.String()
 }
