@@ -370,7 +370,7 @@ func (s *starting) workers() int {
 	}
 	// More workers than runs, or than MaxWorkers, would only be idle
 	// goroutines (-j 100000000 must not start a hundred million).
-	return max(min(w, MaxWorkers, int(min(s.l.Plan.Len(), MaxWorkers))), 1)
+	return max(min(w, int(min(s.l.Plan.Len(), MaxWorkers))), 1)
 }
 
 // MaxWorkers bounds the runs in flight of one job, whatever -j or

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolward/toolward/engine"
+	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/engine/plan"
 )
 
@@ -62,7 +63,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		for i := range p.Len() {
 			r := p.Run(i)
 			c := r.Cell
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Case.ID, c.Model, c.Seed, plan.FormatFloat(c.Temperature), c.Tools, c.Confirm, c.Descriptions)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Case.ID, c.Model, c.Seed, cell.FormatFloat(c.Temperature), c.Tools, c.Confirm, c.Descriptions)
 		}
 		return 0
 	}

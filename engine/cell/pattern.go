@@ -187,17 +187,6 @@ func MatchAll(sel []Selector, c Cell) bool {
 	return true
 }
 
-// MatchValues is MatchAll over a cell given as formatted values by axis
-// name (Cell.Values), as a replay key carries it.
-func MatchValues(sel []Selector, values map[string]string) bool {
-	for i := range sel {
-		if !sel[i].Match(values[sel[i].Axis]) {
-			return false
-		}
-	}
-	return true
-}
-
 // String renders the selector as a cassette or case spells it:
 // "axis: p" or "axis: [p1, p2]".
 func (s Selector) String() string {

@@ -170,10 +170,6 @@ func (p *Plan) encode() error {
 	return nil
 }
 
-// FormatFloat formats a temperature the way ids, filters and cassettes
-// spell it: cell.FormatFloat.
-func FormatFloat(f float64) string { return cell.FormatFloat(f) }
-
 // Len is the number of runs in the plan (after filtering and sharding).
 func (p *Plan) Len() int64 { return p.end - p.start }
 

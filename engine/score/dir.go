@@ -86,6 +86,9 @@ func (c CaseResult) Changed() int { return c.PassToFail + c.FailToPass + c.Reaso
 // the run the current case would give (the same id); see DirResult for
 // what is kept out or dropped, and why.
 func Dir(dir string, opts DirOptions) (*DirResult, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	meta, err := results.ReadMeta(dir)
 	if err != nil {
 		return nil, err
@@ -93,7 +96,7 @@ func Dir(dir string, opts DirOptions) (*DirResult, error) {
 	if meta.Legacy() {
 		return nil, fmt.Errorf("cannot re-score %s: %w", dir, results.ErrLegacy)
 	}
-	if _, err := os.Stat(filepath.Join(dir, results.RunsFile)); err != nil {
+	if err := results.CheckRuns(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s has no %s: nothing to re-score", dir, results.RunsFile)
 		}
@@ -129,9 +132,6 @@ func createOut(dir string, opts DirOptions) (string, error) {
 		return opts.Out, results.CreateAt(opts.Out)
 	}
 	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
 	parent, err := parentDir(dir)
 	if err != nil {
 		return "", err
@@ -347,9 +347,6 @@ func (j *rejudge) meta(old *results.Meta, dir string, opts DirOptions) *results.
 		}
 	}
 	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
 	m.Created = now().UTC()
 	m.Planned, m.Total = j.planned, j.total
 	m.ScoredFrom = dir
