@@ -236,7 +236,7 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 
 	models := map[string]*ModelDiff{}
 	type caseModel struct{ Case, Model string }
-	type runs struct{ paired, basePass, newFail, b, c int }
+	type runs struct{ paired, b, c int } // b: pass → fail, c: fail → pass
 	perCase := map[caseModel]*runs{}
 	changed := map[string]bool{}
 	for k, b := range base {
@@ -271,31 +271,21 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		if np {
 			m.NewPass++
 		}
-		switch {
-		case bp && !np:
-			m.B++
-			r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: n.reasons})
-		case !bp && np:
-			m.C++
-			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: b.reasons})
-		}
 		cr := perCase[caseModel{k.Case, k.Cell.Model}]
 		if cr == nil {
 			cr = &runs{}
 			perCase[caseModel{k.Case, k.Cell.Model}] = cr
 		}
 		cr.paired++
-		if bp {
-			cr.basePass++
-		}
-		if !np {
-			cr.newFail++
-		}
 		switch {
 		case bp && !np:
+			m.B++
 			cr.b++
+			r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: n.reasons})
 		case !bp && np:
+			m.C++
 			cr.c++
+			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: b.reasons})
 		}
 	}
 	for k := range nw {
@@ -309,7 +299,7 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		return cmp.Or(cmp.Compare(x.Case, y.Case), cmp.Compare(x.Model, y.Model))
 	}) {
 		cr := perCase[k]
-		if cr.basePass == cr.paired && cr.newFail == cr.paired {
+		if cr.b == cr.paired { // every pair went from pass to fail
 			r.Broken = append(r.Broken, Broken{Case: k.Case, Model: k.Model, Runs: cr.paired})
 		}
 		// Per pair, new − base is +1 (fail → pass), −1 or 0.

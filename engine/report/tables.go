@@ -90,7 +90,6 @@ func spansCell(sp ...Span) Cell   { return Cell{Spans: sp} }
 func col(head string) Column      { return Column{Head: textCell(head)} }
 func numCol(head string) Column   { return Column{Head: textCell(head), Kind: NumberColumn} }
 func rateCol(head string) Column  { return Column{Head: textCell(head), Kind: RateColumn} }
-func nameCol(name string) Column  { return Column{Head: nameCell(name)} }
 func nameNumCol(n string) Column  { return Column{Head: nameCell(n), Kind: NumberColumn} }
 func nameRateCol(n string) Column { return Column{Head: nameCell(n), Kind: RateColumn} }
 

@@ -15,21 +15,7 @@ func Wilson(pass, n int, z float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
 	}
-	nf := float64(n)
-	p := float64(pass) / nf
-	z2 := z * z
-	den := 1 + z2/nf
-	center := (p + z2/(2*nf)) / den
-	half := z / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	lo, hi = center-half, center+half
-	// Clamp rounding noise at the edges: 0/n has lo exactly 0, n/n hi 1.
-	if pass == 0 || lo < 0 {
-		lo = 0
-	}
-	if pass == n || hi > 1 {
-		hi = 1
-	}
-	return lo, hi
+	return WilsonF(float64(pass)/float64(n), float64(n), z)
 }
 
 // PassAtK is the unbiased estimate of the probability that at least one of

@@ -114,9 +114,3 @@ func betaFraction(x, a, b float64) float64 {
 	}
 	return f
 }
-
-// NormalQuantile returns the p-quantile of the standard normal
-// distribution (0 < p < 1).
-func NormalQuantile(p float64) float64 {
-	return math.Sqrt2 * math.Erfinv(2*p-1)
-}
