@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -125,13 +126,7 @@ func Write(dir string, files map[string][]byte) error {
 	if err := CheckFree(dir); err != nil {
 		return err
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -200,13 +199,7 @@ func Read(dir string, only []string) (*Data, error) {
 		if _, ok := found[c]; ok {
 			continue
 		}
-		known := slices.Sorted(func(yield func(string) bool) {
-			for k := range found {
-				if !yield(k) {
-					return
-				}
-			}
-		})
+		known := sortedKeys(found)
 		return nil, fmt.Errorf("category %q: no BFCL_v*_%s.json in %s (found: %s)", c, c, dir, strings.Join(known, ", "))
 	}
 	return d, nil
