@@ -18,6 +18,7 @@ import (
 	"github.com/toolward/toolward/engine"
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/ollama"
+	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/schema"
@@ -185,11 +186,8 @@ type sentTool struct {
 
 // converters turn a tool into what each backend sends the model. Adding
 // a backend is one entry.
-//
-// TODO: add "openai" once engine/backend/openai exports its tool
-// encoding (today the unexported encodeTool): the entry is
-// "openai": func(t backend.Tool) (sentTool, error) { return functionTool(openai.EncodeTool(t)) }.
 var converters = map[string]func(backend.Tool) (sentTool, error){
+	"openai": func(t backend.Tool) (sentTool, error) { return functionTool(openai.EncodeTool(t)) },
 	"ollama": func(t backend.Tool) (sentTool, error) {
 		ot, err := ollama.ConvertTool(t)
 		if err != nil {
@@ -341,10 +339,7 @@ func configBackend(b schema.Backend) string {
 	case b.Ollama != nil:
 		return "ollama"
 	case b.OpenAI != nil:
-		// An OpenAI-compatible server gets the MCP input schema unchanged
-		// as the function's parameters (engine/backend/openai), which is
-		// what mcp shows; see the TODO on converters.
-		return "mcp"
+		return "openai"
 	}
 	// replay sends tools to no model: show them as the server lists them.
 	return "mcp"

@@ -310,6 +310,11 @@ func (b *Backend) tools(ts []backend.Tool) ([]json.RawMessage, error) {
 	return out, nil
 }
 
+// EncodeTool returns a tool as this backend sends it in a request's
+// tools list: {"type":"function","function":{name, description,
+// parameters}}, an empty schema sent as an object with no properties.
+func EncodeTool(t backend.Tool) (json.RawMessage, error) { return encodeTool(t) }
+
 func encodeTool(t backend.Tool) (json.RawMessage, error) {
 	params := bytes.TrimSpace(t.InputSchema)
 	if len(params) == 0 || string(params) == "null" {
