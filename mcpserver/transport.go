@@ -520,18 +520,22 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	if m, ok := parseHead(body); !ok || m.Method != "" {
+	// One decode of what the limits below look at; mcp-go decodes the
+	// whole message again when it serves it.
+	var head postHead
+	parsed := json.Unmarshal(body, &head) == nil
+	if !parsed || head.Method != "" {
 		done, ok := t.requests.acquire()
 		if !ok {
-			busy(w, body, fmt.Sprintf("server busy: %d requests in progress, the limit (retry, or raise --max-requests)", t.opts.MaxRequests))
+			busy(w, head.ID, fmt.Sprintf("server busy: %d requests in progress, the limit (retry, or raise --max-requests)", t.opts.MaxRequests))
 			return
 		}
 		defer done()
 	}
-	if !t.inSession(r.Header, body) {
+	if !t.inSession(r.Header, head, parsed) {
 		release, ok := t.sessions.acquire()
 		if !ok {
-			busy(w, body, fmt.Sprintf("server busy: %d MCP sessions are open, the limit (end one with DELETE %s, let it idle out after %v, or raise --max-sessions)", t.opts.MaxSessions, Path, t.opts.SessionIdleTTL))
+			busy(w, head.ID, fmt.Sprintf("server busy: %d MCP sessions are open, the limit (end one with DELETE %s, let it idle out after %v, or raise --max-sessions)", t.opts.MaxSessions, Path, t.opts.SessionIdleTTL))
 			return
 		}
 		defer release()
@@ -633,14 +637,8 @@ func (t *httpTransport) readBody(w http.ResponseWriter, r *http.Request) (body [
 // refused for naming no session. Anything else (an initialize, a
 // stateless 2026-07-28 request) may create a session or a throwaway
 // sandbox.
-func (t *httpTransport) inSession(h http.Header, body []byte) bool {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Meta *mcp.Meta `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
+func (t *httpTransport) inSession(h http.Header, msg postHead, parsed bool) bool {
+	if !parsed {
 		return false
 	}
 	if msg.Method == string(mcp.MethodInitialize) || mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) || mcp.IsModernProtocol(msg.Params.Meta.ProtocolVersion()) {
@@ -653,19 +651,25 @@ func (t *httpTransport) inSession(h http.Header, body []byte) bool {
 	return t.s.hasSession(id) || !t.ids.known(id)
 }
 
-// busy answers 503 with a JSON-RPC error addressed to body's request id.
-func busy(w http.ResponseWriter, body []byte, msg string) {
-	var req struct {
-		ID json.RawMessage `json:"id"`
-	}
-	json.Unmarshal(body, &req)
-	if _, ok := idKey(req.ID); !ok {
-		req.ID = nil
+// postHead is what post's limits read of a message: its method, id and
+// the protocol version its _meta may name.
+type postHead struct {
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Params struct {
+		Meta *mcp.Meta `json:"_meta"`
+	} `json:"params"`
+}
+
+// busy answers 503 with a JSON-RPC error addressed to the request's id.
+func busy(w http.ResponseWriter, id json.RawMessage, msg string) {
+	if _, ok := idKey(id); !ok {
+		id = nil
 	}
 	closeAfterAnswer(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusServiceUnavailable)
-	w.Write(rpcError(req.ID, errServerBusy, msg))
+	w.Write(rpcError(id, errServerBusy, msg))
 }
 
 // get opens a session's event stream, within MaxStreams, and ends it when
