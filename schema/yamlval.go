@@ -161,7 +161,7 @@ func modelNumber(n *yaml.Node) (any, error) {
 	// YAML resolves as !!float, too); an explicit tag must agree with it
 	// (not so !!float 10).
 	tagged := n.Style&yaml.TaggedStyle != 0
-	if isJSONNumber(n.Value) && (!tagged || strings.ContainsAny(n.Value, ".eE") == isFloat) {
+	if IsJSONNumber(n.Value) && (!tagged || strings.ContainsAny(n.Value, ".eE") == isFloat) {
 		return json.Number(n.Value), nil
 	}
 	v, err := scalar(n)
@@ -195,8 +195,9 @@ func floatText(f float64, isFloat bool) string {
 	return s
 }
 
-// isJSONNumber reports whether s is a number in JSON syntax.
-func isJSONNumber(s string) bool {
+// IsJSONNumber reports whether s is a number in JSON syntax, as written
+// (the cassette recorder uses it to keep a value's text).
+func IsJSONNumber(s string) bool {
 	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
 		return false
 	}

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -96,15 +95,6 @@ func fromSchema(c *schema.Cassette) *Cassette {
 		out.Runs[i] = run
 	}
 	return out
-}
-
-// isJSONNumber reports whether s is a JSON number as written.
-func isJSONNumber(s string) bool {
-	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
-		return false
-	}
-	var n json.Number
-	return json.Unmarshal([]byte(s), &n) == nil
 }
 
 // matches reports whether every selector accepts the cell, given as

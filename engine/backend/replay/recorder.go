@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/cell"
+	"github.com/toolward/toolward/schema"
 )
 
 // Recorder passes chat requests through to another backend and records
@@ -258,7 +259,7 @@ func numberNode(s string) *yaml.Node {
 
 // scalarValue writes a selector value, unquoted when it is a number.
 func scalarValue(s string) *yaml.Node {
-	if isJSONNumber(s) {
+	if schema.IsJSONNumber(s) {
 		return numberNode(s)
 	}
 	return str(s)
