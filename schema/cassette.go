@@ -184,7 +184,7 @@ func (p *cassetteParser) num(n *yaml.Node, path []any) (float64, bool) {
 
 func (p *cassetteParser) cassette(n *yaml.Node) *Cassette {
 	c := &Cassette{File: p.file, Line: n.Line, Col: n.Column}
-	fs, ok := p.fields(n, nil, "a cassette", "case", "runs")
+	fs, ok := p.fields(n, nil, "a cassette", "case", "runs", "todo")
 	if !ok {
 		return nil
 	}
@@ -199,6 +199,12 @@ func (p *cassetteParser) cassette(n *yaml.Node) *Cassette {
 				}
 				c.Case = s
 			}
+		case "todo":
+			// A cassette still to be written (`toolward init` writes
+			// placeholders under one): it is never replayed, so its
+			// placeholder calls never reach a server.
+			note, _ := p.str(v, []any{"todo"})
+			p.errf(k, []any{"todo"}, "fill in the cassette: %s (then delete todo; until then replay never sends its calls)", strings.TrimSpace(note))
 		case "runs":
 			hasRuns = true
 			if v.Kind != yaml.SequenceNode {

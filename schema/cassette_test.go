@@ -32,7 +32,11 @@ func TestParseCassettesErrors(t *testing.T) {
 		{"seed not a number", "case: x\nruns: [{when: {seed: one}, turns: [{content: a}]}]\n", `x.yaml:2:22: runs[0].when.seed: pattern "one": want a number or a glob (the axis holds numbers)`},
 		{"syntax", "case: x\nruns: [\n", "x.yaml:3:1: YAML syntax: did not find expected node content"},
 		{"tab indent", "case: x\nruns:\n\t- turns: []\n", "x.yaml:3:1: YAML syntax: found character that cannot start any token (this line is indented with a tab"},
-		{"not a mapping", "- a\n", "x.yaml:1:1: want a cassette (a mapping of case, runs)"},
+		{"not a mapping", "- a\n", "x.yaml:1:1: want a cassette (a mapping of case, runs, todo)"},
+		// A skeleton's placeholders are never replayed: the cassette does
+		// not load until its todo is gone.
+		{"todo", "case: x\ntodo: write the arguments\nruns: [{turns: [{tool_calls: [{name: f, arguments: {path: TODO}}]}]}]\n",
+			"x.yaml:2:1: todo: fill in the cassette: write the arguments (then delete todo"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,7 +33,10 @@ in your own repository under DIR (which must not exist or be empty):
                            call with $any for each required parameter, and
                            a golden to fill in ("todo": validate reports
                            "fill in the golden" until you remove it)
-  cassettes/<tool>.yaml    a scripted model calling the tool, to edit
+  cassettes/<tool>.yaml    a scripted model to edit (todo until written:
+                           validate reports it, replay refuses it); it
+                           calls the tool with placeholders only if the
+                           server marks the tool read-only
   case.schema.json         the case JSON Schema (each case's first line
                            points editors at it)
   .pre-commit-config.yaml  a pre-commit hook running toolward validate
@@ -192,8 +195,10 @@ func doInit(f *initFlags, stdout, stderr io.Writer) error {
 func pickTools(src *session.Source, list string) ([]scaffold.Tool, error) {
 	var all []scaffold.Tool
 	var names []string
-	for _, t := range src.Tools() {
-		all = append(all, scaffold.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	listed := src.Listed()
+	for i, t := range src.Tools() {
+		ro := listed[i].Annotations.ReadOnlyHint
+		all = append(all, scaffold.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: ro != nil && *ro})
 		names = append(names, t.Name)
 	}
 	if strings.TrimSpace(list) == "" {

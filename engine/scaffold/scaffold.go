@@ -7,7 +7,11 @@
 // Every case skeleton has needs, an expected call with $any for each
 // required parameter, and a golden marked todo, so that validate reports
 // "fill in the golden" until a person has written real arguments and an
-// answer.
+// answer. Every cassette skeleton is marked todo too: validate reports
+// it and replay refuses it, so no placeholder argument ever reaches the
+// server. A tool the server does not mark read-only gets no call in its
+// cassette at all (only a comment showing the call to write), so even a
+// deleted todo cannot send it a placeholder.
 package scaffold
 
 import (
@@ -32,6 +36,10 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema json.RawMessage
+	// ReadOnly reports that the server marks the tool read-only (MCP
+	// annotation readOnlyHint: true). Only a read-only tool's cassette
+	// skeleton holds a placeholder call.
+	ReadOnly bool
 }
 
 // Server is the server the suite's configs connect to; exactly one of
@@ -65,6 +73,13 @@ type Options struct {
 // TodoNote is the golden's todo note in every skeleton.
 const TodoNote = "write real arguments, the answer a good reply gives and a real prompt"
 
+// CassetteTodo is the todo note of a read-only tool's cassette skeleton;
+// WriteCassetteTodo that of any other tool's, whose call is left out.
+const (
+	CassetteTodo      = "replace the placeholder arguments and the answer with real ones"
+	WriteCassetteTodo = "the tool is not marked read-only, so its call is left out: write the call (see the comment above) and the answer"
+)
+
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.:/-]+$`)
 
 // Files renders the suite: file path (relative to the suite directory,
@@ -93,7 +108,7 @@ func Files(o Options) (files map[string][]byte, skipped []string, err error) {
 			return nil, nil, fmt.Errorf("tool %s: %v", t.Name, err)
 		}
 		files["cases/"+id+".yaml"] = c
-		tape, err := cassetteFile(id, t)
+		tape, err := cassetteFile(o.Dir, id, t)
 		if err != nil {
 			return nil, nil, fmt.Errorf("tool %s: %v", t.Name, err)
 		}
@@ -288,7 +303,7 @@ func oneLine(s string) string {
 	return s
 }
 
-func cassetteFile(id string, t Tool) ([]byte, error) {
+func cassetteFile(dir, id string, t Tool) ([]byte, error) {
 	type call struct {
 		Name      string         `yaml:"name"`
 		Arguments map[string]any `yaml:"arguments"`
@@ -297,24 +312,44 @@ func cassetteFile(id string, t Tool) ([]byte, error) {
 		ToolCalls []call `yaml:"tool_calls,omitempty"`
 		Content   string `yaml:"content,omitempty"`
 	}
-	doc := struct {
-		Case string `yaml:"case"`
-		Runs []struct {
-			Turns []turn `yaml:"turns"`
-		} `yaml:"runs"`
-	}{Case: id}
-	doc.Runs = append(doc.Runs, struct {
+	type run struct {
 		Turns []turn `yaml:"turns"`
-	}{Turns: []turn{
-		{ToolCalls: []call{{Name: t.Name, Arguments: placeholders(parseSchema(t.InputSchema))}}},
-		{Content: "TODO: the answer a good reply gives"},
-	}})
+	}
+	doc := struct {
+		Todo string `yaml:"todo"`
+		Case string `yaml:"case"`
+		Runs []run  `yaml:"runs"`
+	}{Case: id}
+	placeholderCall := call{Name: t.Name, Arguments: placeholders(parseSchema(t.InputSchema))}
+	answer := turn{Content: "TODO: the answer a good reply gives"}
+	head := "# A scripted model for replay.cue (see `go doc github.com/toolward/toolward/engine/backend/replay`).\n" +
+		"# Record real ones with `toolward run " + path.Join(filepath.ToSlash(dir), "toolward.cue") + " --record DIR`\n" +
+		"# (from the directory you ran init in). Until todo is deleted, validate\n" +
+		"# reports this cassette and replay refuses it.\n"
+	if t.ReadOnly {
+		doc.Todo = CassetteTodo
+		doc.Runs = []run{{Turns: []turn{{ToolCalls: []call{placeholderCall}}, answer}}}
+		head += "# Turn 0 calls the tool (read-only, says the server), turn 1 answers.\n"
+	} else {
+		// The call would change the server's world: it is shown, not
+		// scripted, so that nothing sends it until a person writes it.
+		doc.Todo = WriteCassetteTodo
+		doc.Runs = []run{{Turns: []turn{answer}}}
+		shown, err := marshal([]turn{{ToolCalls: []call{placeholderCall}}})
+		if err != nil {
+			return nil, err
+		}
+		head += "# " + t.Name + " is not marked read-only: a replayed call really runs on the server.\n" +
+			"# Write its call as turn 0 with real arguments: move these lines above\n" +
+			"# the answer's and delete their # (they are indented for that place):\n"
+		for _, l := range strings.Split(strings.TrimRight(string(shown), "\n"), "\n") {
+			head += "#      " + l + "\n"
+		}
+	}
 	b, err := marshal(doc)
 	if err != nil {
 		return nil, err
 	}
-	head := "# A scripted model for replay.cue (see `go doc github.com/toolward/toolward/engine/backend/replay`):\n" +
-		"# turn 0 calls the tool, turn 1 answers. Record real ones with `toolward run toolward.cue --record DIR`.\n"
 	return append([]byte(head), b...), nil
 }
 
@@ -390,29 +425,55 @@ func configText(o Options, replay bool) string {
 		b.WriteString("backend: ollama: {host: \"http://127.0.0.1:11434\", num_ctx: 4096}\n")
 		fmt.Fprintf(&b, "matrix: {\n\tmodels: [%s]\n\tseeds: [1, 2, 3]\n\ttools: [{name: \"needed\"}, {name: \"all\"}]\n}\n", q(o.Model))
 	}
-	b.WriteString("limits: {max_iterations: 8, run_timeout: \"120s\", concurrency: 2, retries: 1}\n")
+	if len(o.Server.Command) > 0 {
+		// Each worker starts its own server process: one worker waits
+		// for one start-up (an npx server can take seconds).
+		b.WriteString("// One worker: each worker starts its own server process. Raise concurrency\n// once the server starts fast.\n")
+		b.WriteString("limits: {max_iterations: 8, run_timeout: \"120s\", concurrency: 1, retries: 1}\n")
+	} else {
+		b.WriteString("limits: {max_iterations: 8, run_timeout: \"120s\", concurrency: 2, retries: 1}\n")
+	}
 	return b.String()
 }
 
 func precommitText(o Options) string {
-	rev := o.Rev
-	note := ""
-	if rev == "" {
-		rev = "v0.0.0"
-		note = "  # TODO: a toolward release tag"
-	}
 	dir := filepath.ToSlash(filepath.Clean(o.Dir))
-	return fmt.Sprintf(`# pre-commit (https://pre-commit.com): validate this suite on every commit
+	files := regexp.QuoteMeta(dir)
+	args := fmt.Sprintf("[%s, %s, %s]", path.Join(dir, "cases"), path.Join(dir, "toolward.cue"), path.Join(dir, "replay.cue"))
+	head := `# pre-commit (https://pre-commit.com): validate this suite on every commit
 # that touches it. Merge this into the .pre-commit-config.yaml at the root
 # of your repository (paths are relative to where pre-commit runs).
-repos:
+`
+	if o.Rev != "" {
+		return head + fmt.Sprintf(`repos:
   - repo: https://github.com/toolward/toolward
-    rev: %s%s
+    rev: %s
     hooks:
       - id: toolward-validate
         files: ^%s/.*\.(ya?ml|cue)$
-        args: [%s, %s, %s]
-`, rev, note, regexp.QuoteMeta(dir), path.Join(dir, "cases"), path.Join(dir, "toolward.cue"), path.Join(dir, "replay.cue"))
+        args: %s
+`, o.Rev, files, args)
+	}
+	// A development build has no release tag to pin, and pre-commit
+	// needs one to fetch a repository: run the toolward on PATH instead.
+	return head + fmt.Sprintf(`# This toolward is not a tagged release, so there is no rev to pin: the hook
+# runs the toolward on your PATH (go install ./cmd/toolward from a clone).
+# With a release, use instead:
+#   - repo: https://github.com/toolward/toolward
+#     rev: <the release tag>
+#     hooks: [{id: toolward-validate, files: ..., args: ...}]
+repos:
+  - repo: local
+    hooks:
+      - id: toolward-validate
+        name: toolward validate
+        entry: toolward validate
+        language: system
+        pass_filenames: false
+        require_serial: true
+        files: ^%s/.*\.(ya?ml|cue)$
+        args: %s
+`, files, args)
 }
 
 func readmeText(o Options, n int) string {

@@ -61,8 +61,77 @@ func TestFiles(t *testing.T) {
 			t.Errorf("toolward.cue lacks %s:\n%s", want, cue)
 		}
 	}
-	if pc := string(files[".pre-commit-config.yaml"]); !strings.Contains(pc, `files: ^evals/my suite/.*\.(ya?ml|cue)$`) {
+	pc := string(files[".pre-commit-config.yaml"])
+	if !strings.Contains(pc, `files: ^evals/my suite/.*\.(ya?ml|cue)$`) || !strings.Contains(pc, "repo: local") ||
+		!strings.Contains(pc, "entry: toolward validate") || strings.Contains(pc, "\n    rev:") {
+		t.Errorf("pre-commit without a release tag:\n%s", pc)
+	}
+	if !strings.Contains(cue, "concurrency: 2") {
+		t.Errorf("a URL server gets two workers:\n%s", cue)
+	}
+	if tape := string(files["cassettes/get_weather.yaml"]); !strings.Contains(tape, "`toolward run evals/my suite/toolward.cue --record DIR`") {
+		t.Errorf("cassette comment:\n%s", tape)
+	}
+}
+
+// TestFilesRelease: a release build pins its tag in the pre-commit
+// config; a command server gets one worker (each starts its own process).
+func TestFilesRelease(t *testing.T) {
+	files, _, err := Files(Options{Dir: "s", Server: Server{Command: []string{"npx", "-y", "srv"}}, Tools: tools()[:1], Rev: "v1.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := string(files[".pre-commit-config.yaml"])
+	if !strings.Contains(pc, "repo: https://github.com/toolward/toolward\n    rev: v1.2.3\n") || strings.Contains(pc, "TODO") {
 		t.Errorf("pre-commit:\n%s", pc)
+	}
+	for _, f := range []string{"toolward.cue", "replay.cue"} {
+		if !strings.Contains(string(files[f]), "concurrency: 1") {
+			t.Errorf("%s for a command server:\n%s", f, files[f])
+		}
+	}
+}
+
+// TestCassetteSkeletons: every cassette skeleton is todo; only a tool
+// marked read-only gets a placeholder call, the others none.
+func TestCassetteSkeletons(t *testing.T) {
+	ts := []Tool{
+		{Name: "read", InputSchema: json.RawMessage(`{"type":"object","properties":{"k":{"type":"string"}},"required":["k"]}`), ReadOnly: true},
+		{Name: "write", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+	}
+	files, _, err := Files(Options{Dir: "s", Server: Server{URL: "http://127.0.0.1:1/mcp"}, Tools: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		Todo string
+		Runs []struct {
+			Turns []struct {
+				ToolCalls []map[string]any `yaml:"tool_calls"`
+			}
+		}
+	}
+	calls := func(f string) (string, int) {
+		var d doc
+		if err := yaml.Unmarshal(files[f], &d); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range d.Runs {
+			for _, tu := range r.Turns {
+				n += len(tu.ToolCalls)
+			}
+		}
+		return d.Todo, n
+	}
+	if todo, n := calls("cassettes/read.yaml"); todo != CassetteTodo || n != 1 {
+		t.Errorf("read-only tool: todo %q, %d calls", todo, n)
+	}
+	if todo, n := calls("cassettes/write.yaml"); todo != WriteCassetteTodo || n != 0 {
+		t.Errorf("write tool: todo %q, %d calls", todo, n)
+	}
+	if !strings.Contains(string(files["cassettes/write.yaml"]), "\n#      - tool_calls:\n#          - name: write\n#            arguments:\n#              path: TODO\n") {
+		t.Errorf("the write tool's cassette does not show the call to write:\n%s", files["cassettes/write.yaml"])
 	}
 }
 
