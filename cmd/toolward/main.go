@@ -11,6 +11,8 @@ import (
 	"maps"
 	"os"
 	"slices"
+
+	"github.com/toolward/toolward/matchers"
 )
 
 // command is one subcommand.
@@ -30,20 +32,45 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // Main runs toolward with args (without the program name).
 func Main(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		usage(stderr)
 		if len(args) == 0 {
 			return 2
 		}
 		return 0
 	}
+	switch args[0] {
+	case "--version", "-version", "-v":
+		args = append([]string{"version"}, args[1:]...)
+	case "help":
+		// help CMD is CMD -h.
+		if len(args) == 1 {
+			usage(stderr)
+			return 0
+		}
+		if _, ok := commands[args[1]]; ok {
+			args = []string{args[1], "-h"}
+		} else {
+			return unknownCommand(args[1], stderr)
+		}
+	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "toolward: unknown command %q\n\n", args[0])
-		usage(stderr)
-		return 2
+		return unknownCommand(args[0], stderr)
 	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// unknownCommand reports name with a did-you-mean and the usage; it
+// returns the usage error's exit code.
+func unknownCommand(name string, stderr io.Writer) int {
+	msg := fmt.Sprintf("toolward: unknown command %q", name)
+	if s := matchers.Suggest(name, slices.Sorted(maps.Keys(commands))); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	fmt.Fprintf(stderr, "%s\n\n", msg)
+	usage(stderr)
+	return 2
 }
 
 func usage(w io.Writer) {
@@ -52,5 +79,6 @@ func usage(w io.Writer) {
 	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'toolward <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'toolward help <command>' (or 'toolward <command> -h') for a command's flags;")
+	fmt.Fprintln(w, "'toolward --version' prints the version.")
 }

@@ -48,7 +48,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if !shardFlagOK("plan", *shard, stderr) {
+	if !shardFlagOK("plan", *shard, stderr) || !filterFlagsOK("plan", filters, stderr) {
 		return 2
 	}
 	l, err := engine.Load(pos[0], filters, *shard)
@@ -100,6 +100,19 @@ func shardFlagOK(cmd, s string, stderr io.Writer) bool {
 	if _, err := plan.ParseShard(s); err != nil {
 		fmt.Fprintf(stderr, "toolward %s: --shard: %v\n", cmd, err)
 		return false
+	}
+	return true
+}
+
+// filterFlagsOK reports whether every --filter value parses, printing
+// the first that does not (a usage error, exit 2, before any config is
+// loaded).
+func filterFlagsOK(cmd string, filters []string, stderr io.Writer) bool {
+	for _, f := range filters {
+		if _, err := plan.ParseFilter(f); err != nil {
+			fmt.Fprintf(stderr, "toolward %s: --filter: %v\n", cmd, err)
+			return false
+		}
 	}
 	return true
 }

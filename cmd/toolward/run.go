@@ -128,7 +128,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward run: -j must be a positive number of runs in flight (or 0 for the config's limits.concurrency), got %d\n", *workers)
 		return 2
 	}
-	if !shardFlagOK("run", *shard, stderr) {
+	if !shardFlagOK("run", *shard, stderr) || !filterFlagsOK("run", filters, stderr) {
 		return 2
 	}
 	if *failOnRegression && *baseline == "" {

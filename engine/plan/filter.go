@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolward/toolward/engine/cell"
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -35,7 +36,11 @@ func ParseFilter(s string) (Filter, error) {
 		k = AxisTemperature
 	}
 	if k != "tag" && !slices.Contains(AxisNames, k) {
-		return Filter{}, fmt.Errorf("filter %q: unknown key %q (want one of %s, tag)", s, k, strings.Join(AxisNames, ", "))
+		keys := append(slices.Clone(AxisNames), "tag")
+		if sug := matchers.Suggest(k, keys); sug != "" {
+			return Filter{}, fmt.Errorf("filter %q: unknown key %q (did you mean %q? keys: %s)", s, k, sug, strings.Join(keys, ", "))
+		}
+		return Filter{}, fmt.Errorf("filter %q: unknown key %q (want one of %s)", s, k, strings.Join(keys, ", "))
 	}
 	f := Filter{Key: k, Globs: []string{v}}
 	if _, err := f.selector(); err != nil {

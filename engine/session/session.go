@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ type Error struct {
 func (e *Error) Error() string {
 	msg := e.Msg
 	if e.Err != nil {
-		msg += ": " + e.Err.Error()
+		msg += ": " + undouble(e.Err.Error())
 	}
 	if e.Hint != "" {
 		return msg + e.Stderr + "\n" + e.Hint
@@ -321,6 +322,32 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	return &conn{c: c, h: h, hello: hello, stderr: head, cmd: cmd}, nil
 }
 
+// sendFailed is the prefix mcp-go's HTTP transport puts on a request it
+// could not send, at two levels of wrapping.
+const sendFailed = "failed to send request: "
+
+// undouble says once what mcp-go's wrapping says twice.
+func undouble(msg string) string {
+	for strings.Contains(msg, sendFailed+sendFailed) {
+		msg = strings.ReplaceAll(msg, sendFailed+sendFailed, sendFailed)
+	}
+	return msg
+}
+
+// pathHint says what to try when a URL server answered the initialize
+// POST with a 4xx: most often the URL lacks the endpoint's path.
+func pathHint(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/mcp"
+		return fmt.Sprintf("hint: the URL has no path, and streamable HTTP servers usually serve at /mcp: try %s", u)
+	}
+	return fmt.Sprintf("hint: check the URL's path %s (streamable HTTP servers usually serve at /mcp); a server speaking only the legacy SSE transport is not supported", u.Path)
+}
+
 // initialize makes the initialize handshake, within HandshakeTimeout
 // unless startup (Open's caller bounds the first connection).
 func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool) (*mcp.InitializeResult, error) {
@@ -339,7 +366,11 @@ func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool)
 	case ctx.Err() == nil && hctx.Err() != nil:
 		return nil, &Error{Kind: "timeout", Msg: fmt.Sprintf("%s did not answer the initialize handshake within %s (limits.call_timeout)", s.describe(), s.opts.HandshakeTimeout), Retryable: true, Err: err}
 	default:
-		return nil, &Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}
+		e := &Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}
+		if s.opts.Server.URL != "" && errors.Is(err, transport.ErrLegacySSEServer) {
+			e.Hint = pathHint(s.opts.Server.URL)
+		}
+		return nil, e
 	}
 }
 

@@ -233,3 +233,28 @@ func TestFill(t *testing.T) {
 		t.Fatalf("Fill = %v", got)
 	}
 }
+
+// TestURLErrors: a URL without the endpoint's path gets a hint naming the
+// URL to try, and a refused connection says "failed to send request"
+// once.
+func TestURLErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var calls atomic.Int64
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(testServer(&calls)))
+	hs := httptest.NewServer(mux)
+	_, err := Open(ctx, Options{Server: schema.Server{URL: hs.URL + "/"}})
+	if err == nil || !strings.Contains(err.Error(), "try "+hs.URL+"/mcp") {
+		t.Errorf("URL without /mcp: %v", err)
+	}
+	_, err = Open(ctx, Options{Server: schema.Server{URL: hs.URL + "/api"}})
+	if err == nil || !strings.Contains(err.Error(), "check the URL's path /api") {
+		t.Errorf("URL with a wrong path: %v", err)
+	}
+	hs.Close()
+	_, err = Open(ctx, Options{Server: schema.Server{URL: hs.URL + "/mcp"}})
+	if err == nil || strings.Count(err.Error(), "failed to send request") != 1 {
+		t.Errorf("refused connection: %v", err)
+	}
+}
