@@ -79,7 +79,7 @@
 // engine/cell; a string/number or a list of them, any of which selects, in
 // the selector language of engine/cell shared with `--filter` and
 // cassettes: globs with * ? and \ escapes, temperatures by value) and overrides (calls, order, strict_args,
-// forbid, max_calls, min_calls, no_calls, answer). Every entry whose selectors all
+// forbid, max_calls, min_calls, no_calls, answer, state). Every entry whose selectors all
 // match the run's Cell applies, in order; later entries win. An entry that
 // sets no_calls: true without calls drops the inherited calls, and one
 // that sets calls without no_calls lifts an inherited no_calls. A Cell field

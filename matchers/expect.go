@@ -18,7 +18,7 @@ const (
 )
 
 // ExpectFields lists the fields an `expect:` mapping may have.
-var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "when"}
+var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state", "when"}
 
 // WhenSelectors lists the fields of a `when` entry that select cells: the
 // scoring axes of package engine/cell (model, temperature, tools,
@@ -27,7 +27,7 @@ var WhenSelectors = cell.ScoringNames()
 
 // WhenOverrides lists the fields of a `when` entry that override the base
 // expectation when the entry applies.
-var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer"}
+var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state"}
 
 // ToolName is the shape of a tool name in expectations (and in a case's
 // needs): letters, digits and _ . : / -.
@@ -52,6 +52,7 @@ type rules struct {
 	minCalls   int // 0: none; at least this many calls, to any offered tools
 	noCalls    bool
 	answer     node // nil: any answer
+	state      []probeSpec
 }
 
 type callSpec struct {
@@ -250,6 +251,10 @@ func compileRules(p path, m map[string]any, r *rules, set map[string]bool, errs 
 		n, err := compile(p.key("answer"), v)
 		errs.add(err)
 		r.answer = n
+	}
+	if v, ok := m["state"]; ok {
+		mark("state")
+		r.state = compileState(p.key("state"), v, errs)
 	}
 }
 
@@ -474,6 +479,8 @@ func (w *whenEntry) apply(r rules) rules {
 			r.noCalls = w.patch.noCalls
 		case "answer":
 			r.answer = w.patch.answer
+		case "state":
+			r.state = w.patch.state
 		}
 	}
 	// no_calls and calls contradict each other: the one the entry sets
@@ -565,6 +572,9 @@ func score(r rules, t Trace) Verdict {
 		if m := r.answer.match(cx, t.Answer, true); m != nil {
 			add(ReasonAnswerMismatch, "answer%s: %s", m.rel, m.msg)
 		}
+	}
+	if t.State != nil {
+		reasons = append(reasons, judgeState(r.state, t.State)...)
 	}
 	text := FindTextCalls(t)
 	if rs, ok := textCallReason(r, text, len(reasons) > 0); ok {

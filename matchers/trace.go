@@ -41,6 +41,12 @@ type Trace struct {
 	// FindTextCalls). A golden trajectory has no turns: its Answer is
 	// scanned instead.
 	Turns []string
+	// State holds what the state probes saw after the conversation, one
+	// result per probe of Expectation.Probes for the run's cell. Nil means
+	// not observed (a golden trajectory judged offline): expect.state is
+	// then not judged. The engine sets it, possibly empty, whenever the
+	// cell has probes.
+	State []ProbeResult
 }
 
 // TextCall is a tool call the model wrote as text: markup of a known

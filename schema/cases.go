@@ -277,6 +277,12 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 			errs = append(errs, errAt(caseIssue{elems: ref.Elems, msg: msg}))
 		}
 	}
+	for _, ref := range exp.ProbeRefs() {
+		if ref.Equals == matchers.EqualsGolden && c.Golden == nil {
+			el := append(slices.Clone(ref.Elems[:len(ref.Elems)-1]), "equals")
+			errs = append(errs, errAt(caseIssue{elems: el, msg: "equals: golden needs the case's golden: its calls are replayed on a fresh server to give the state to compare with"}))
+		}
+	}
 	if c.Golden != nil {
 		if vd := exp.Score(c.Golden.trace(), GoldenCell); !vd.Pass || len(vd.TextCalls) > 0 {
 			for _, r := range goldenReasons(vd) {

@@ -42,6 +42,7 @@ func CaseJSONSchema() []byte {
 		"min_calls":   obj{"type": "integer", "minimum": 0, "description": "At least this many calls to offered tools, whichever."},
 		"no_calls":    obj{"type": "boolean", "description": "The model must not call any tool."},
 		"answer":      obj{"$ref": "#/definitions/matcher", "description": "Matcher on the final answer."},
+		"state":       obj{"type": "array", "items": ref("probe"), "description": "Probes toolward calls after the conversation, on the run's server session, never shown to the model."},
 	}
 	golden := func(doc string) obj {
 		return obj{
@@ -108,6 +109,22 @@ func CaseJSONSchema() []byte {
 				"properties": obj{"tool": name, "args": ref("object")},
 			},
 			"when": obj{"type": "object", "properties": when, "additionalProperties": false},
+			"probe": obj{
+				"type": "object", "required": []any{"tool"}, "additionalProperties": false,
+				"description": "A state probe: a tool call and a matcher on its result, or equality with the same probe on a fresh server after the golden's calls (golden) or none (initial).",
+				"properties": obj{
+					"tool":         name,
+					"args":         obj{"type": "object"},
+					"result":       obj{"$ref": "#/definitions/matcher", "description": "Matcher on the result: structured content, else the text decoded as JSON, else the text."},
+					"equals":       obj{"enum": []any{"golden", "initial"}},
+					"ignore":       obj{"type": "array", "items": str, "description": "JSON paths left out of an equals comparison, e.g. entities[*].id."},
+					"ignore_order": obj{"type": "boolean", "description": "Lists compare as multisets in an equals comparison."},
+				},
+				"oneOf": []any{
+					obj{"required": []any{"result"}, "not": obj{"anyOf": []any{obj{"required": []any{"equals"}}, obj{"required": []any{"ignore"}}, obj{"required": []any{"ignore_order"}}}}},
+					obj{"required": []any{"equals"}, "not": obj{"required": []any{"result"}}},
+				},
+			},
 			"object": obj{
 				"type":                 "object",
 				"description":          "Literal object: every named key must match; keys starting with $ are operators.",

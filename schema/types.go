@@ -107,6 +107,63 @@ type Server struct {
 	// InheritEnv passes toolward's whole environment to Command; false
 	// passes only a small allow-list (session.InheritedEnv) plus Env.
 	InheritEnv bool `json:"inherit_env,omitempty"`
+
+	// Isolation says how runs are kept from each other's server state:
+	// "" or IsolationShared (runs share whatever the server keeps; pooled
+	// connections), IsolationRun (command: a fresh process per run, in a
+	// fresh temporary directory) or IsolationSession (url: a fresh MCP
+	// session per run, for servers that keep state per session). The
+	// builtin server always gives each run a fresh sandbox.
+	Isolation string `json:"isolation,omitempty"`
+	// Seed, with IsolationRun, is a directory whose contents are copied
+	// into each run's directory before the server starts.
+	Seed string `json:"seed,omitempty"`
+	// Warm, with IsolationRun, is how many server processes are kept
+	// started ahead of the runs that need them; 0 means the job's number
+	// of workers.
+	Warm int `json:"warm,omitempty"`
+	// Reset, when set, is done before each run (and before each golden
+	// replay of a state probe) on the run's connection.
+	Reset *Reset `json:"reset,omitempty"`
+	// ProbeOnly names tools kept from the model (never offered, whatever
+	// the tool subset) that state probes may call. Tools the server marks
+	// so itself (ProbeOnlyMeta in their _meta) are kept from it too.
+	ProbeOnly []string `json:"probe_only,omitempty"`
+}
+
+// Isolation modes of a server.
+const (
+	IsolationShared  = "shared"
+	IsolationRun     = "run"
+	IsolationSession = "session"
+)
+
+// RunDirVar is replaced, in a command server's arguments and server.env
+// values under isolation "run", by the run's fresh directory.
+const RunDirVar = "{run_dir}"
+
+// ProbeOnlyMeta is the key of a tool's MCP _meta that, set to true, marks
+// it as a state tool for probes: toolward never offers it to the model.
+const ProbeOnlyMeta = "toolward/probe_only"
+
+// Reset is what resets a server's state before a run: one tool call, or
+// one HTTP request (any 2xx answer is success).
+type Reset struct {
+	Tool   string         `json:"tool,omitempty"`
+	Args   map[string]any `json:"args,omitempty"`
+	HTTP   string         `json:"http,omitempty"`   // URL
+	Method string         `json:"method,omitempty"` // default POST
+}
+
+// SharesState reports whether the runs of a job against s can see each
+// other's writes: a command or url server with neither per-run isolation
+// nor a reset. Runs with a reset still share the state while two are in
+// flight (concurrency above 1).
+func (s Server) SharesState() bool {
+	if s.Builtin != nil || s.Isolation == IsolationRun || s.Isolation == IsolationSession {
+		return false
+	}
+	return s.Reset == nil
 }
 
 // Builtin configures the bundled server hosted in-process.

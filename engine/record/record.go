@@ -61,6 +61,9 @@ type Record struct {
 
 	Trace  Trace  `json:"trace"`
 	Tokens Tokens `json:"tokens"`
+	// State is what the case's state probes (expect.state) saw after the
+	// conversation; nil when the run's cell has none.
+	State *State `json:"state,omitempty"`
 
 	Started  time.Time `json:"started"`
 	Duration Millis    `json:"duration_ms"`
@@ -137,6 +140,52 @@ type Call struct {
 	Structured   any      `json:"structured,omitempty"`   // MCP structuredContent
 	IsError      bool     `json:"is_error,omitempty"`
 	Latency      Millis   `json:"latency_ms"`
+}
+
+// State is what the harness's state probes saw after a run, on the run's
+// server session, and what they are compared with.
+type State struct {
+	// Digest identifies what the probes measured (package engine/score,
+	// Rules.ProbeDigest): the probe calls and, for equals probes, the
+	// calls replayed to give the state compared with. Stored results are
+	// judged again only while the case's probes still have this digest;
+	// an edited probe call makes them stale, and the run runs again.
+	Digest string  `json:"digest"`
+	Probes []Probe `json:"probes"`
+}
+
+// Probe is one state probe's call and result.
+type Probe struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args,omitempty"`
+	// Got is the probe's result after the run.
+	Got ProbeValue `json:"got"`
+	// Want, for an equals probe, is the same probe's result on a fresh
+	// server after the golden's calls (equals: golden) or none (equals:
+	// initial).
+	Want *ProbeValue `json:"want,omitempty"`
+}
+
+// ProbeValue is one probe call's result: the structured content, else
+// the text decoded as JSON when it is JSON, else the text.
+type ProbeValue struct {
+	Value   any  `json:"value"`
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// Scored converts the probe results into what the scorer sees.
+func (s *State) Scored() []matchers.ProbeResult {
+	if s == nil {
+		return nil
+	}
+	out := make([]matchers.ProbeResult, len(s.Probes))
+	for i, p := range s.Probes {
+		out[i] = matchers.ProbeResult{Value: p.Got.Value, IsError: p.Got.IsError}
+		if p.Want != nil {
+			out[i].Want = &matchers.ProbeResult{Value: p.Want.Value, IsError: p.Want.IsError}
+		}
+	}
+	return out
 }
 
 // NotExecutedTurnLimit is Call.NotExecuted for a call past the number of

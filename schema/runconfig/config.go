@@ -462,6 +462,7 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 	if c.Server.Headers != nil && c.Server.URL == "" {
 		add([]any{"server", "headers"}, "headers apply to url servers only")
 	}
+	checkIsolation(c.Server, add)
 	if b := c.Server.Builtin; b != nil {
 		for i, f := range b.Catalogs {
 			if fi, err := os.Stat(f); err != nil {
@@ -601,4 +602,42 @@ func checkDescriptionFile(f string) string {
 		}
 	}
 	return ""
+}
+
+// checkIsolation checks the server's isolation fields against its kind.
+func checkIsolation(srv schema.Server, add func(elems []any, format string, args ...any)) {
+	at := func(k string) []any { return []any{"server", k} }
+	switch srv.Isolation {
+	case schema.IsolationRun:
+		if srv.Command == nil {
+			add(at("isolation"), "isolation \"run\" applies to command servers only (a url server can use \"session\" or a reset; the builtin server is always isolated)")
+		}
+	case schema.IsolationSession:
+		if srv.URL == "" {
+			add(at("isolation"), "isolation \"session\" applies to url servers only (a command server can use \"run\"; the builtin server is always isolated)")
+		}
+	}
+	if srv.Isolation != schema.IsolationRun {
+		if srv.Seed != "" {
+			add(at("seed"), "seed applies with isolation \"run\" only: it fills each run's fresh directory")
+		}
+		if srv.Warm != 0 {
+			add(at("warm"), "warm applies with isolation \"run\" only")
+		}
+	}
+	if srv.Seed != "" {
+		if fi, err := os.Stat(srv.Seed); err != nil {
+			add(at("seed"), "seed %s: %s", srv.Seed, schema.ErrMsg(err))
+		} else if !fi.IsDir() {
+			add(at("seed"), "seed %s: want a directory, whose contents are copied into each run's directory", srv.Seed)
+		}
+	}
+	if srv.Reset != nil {
+		switch {
+		case srv.Builtin != nil:
+			add(at("reset"), "reset applies to command and url servers; the builtin server gives each run a fresh sandbox")
+		case srv.Isolation == schema.IsolationRun:
+			add(at("reset"), "reset is not needed with isolation \"run\": each run starts a fresh process")
+		}
+	}
 }
