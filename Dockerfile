@@ -23,7 +23,7 @@ COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/toolward ./cmd/toolward
 # mirrored: the suite, with every fixture a config may name by path (the
 # Go test fakes left out)
-RUN mkdir -p /out/suite && cp -R cases configs fixtures /out/suite/ && find /out/suite/fixtures -name '*.go' -delete && find /out/suite/fixtures -type d -empty -delete
+RUN mkdir -p /out/suite && cp -R cases configs fixtures /out/suite/ && rm -r /out/suite/fixtures/fakes /out/suite/fixtures/*.go
 # mirrored: the suite validates and the offline demo runs from it alone
 RUN cd /out/suite && /out/toolward validate && /out/toolward run --out /out/demo-check configs/demo.cue && rm -r /out/demo-check
 

@@ -16,10 +16,10 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/openai"
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/report"
-	"github.com/toolward/toolward/fixtures/fakeollama"
-	"github.com/toolward/toolward/fixtures/fakeopenai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
+	"github.com/toolward/toolward/internal/analysis/report"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // The same engine scenarios against both real backends, each over

@@ -14,9 +14,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/results"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // serverEnv, when set, makes the test binary an MCP server on stdio (the

@@ -2,12 +2,10 @@
 // loop between a model backend and an MCP server, scored and appended to
 // a result directory.
 //
-// Dependencies point one way: the analysis side (packages score, report,
-// diff, results, record, plan, schema, matchers) never imports the
-// runtime (this package, agent, session, the backends), the bundled
-// server (mcpserver, SQLite) or CUE (schema/runconfig); the runtime
-// never imports the bundled server. TestDependencyRules checks both with
-// `go list -deps`.
+// The engine is the runtime room of the module (see package
+// internal/layout): it uses the formats (schema/...) and the scorer
+// (matchers/score), and never imports the bundled server, analysis or
+// the generators.
 //
 // Steps of Run, each a method of starting (starting.go):
 //

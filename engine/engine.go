@@ -17,11 +17,11 @@ import (
 	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/backend/pool"
 	"github.com/toolward/toolward/engine/backend/replay"
-	"github.com/toolward/toolward/engine/plan"
-	"github.com/toolward/toolward/engine/results"
-	"github.com/toolward/toolward/engine/score"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/plan"
+	"github.com/toolward/toolward/schema/results"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 

@@ -18,9 +18,9 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/replay"
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/results"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 )
 
 const testCases = `

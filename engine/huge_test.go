@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/plan"
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/schema/plan"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // hugeConfig has 1000 models x 1000 seeds x 1000 temperatures x 3 confirm

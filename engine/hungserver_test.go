@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // hungServer is a stdio MCP server in sh that works until a tool is

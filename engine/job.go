@@ -9,11 +9,11 @@ import (
 
 	"github.com/toolward/toolward/engine/agent"
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/engine/progress"
-	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema/plan"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // job is one Run in progress.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // TestHostConcurrency: with ollama.host_concurrency below the number of

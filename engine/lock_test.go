@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // TestResumeOfBusyDirectoryRefuses: a second job on a result directory a

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // TestPoolSurvivesKilledHost: backend.ollama.hosts with three hosts, one

@@ -18,12 +18,12 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/ollama"
 	"github.com/toolward/toolward/engine/backend/replay"
-	"github.com/toolward/toolward/engine/plan"
-	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/plan"
+	"github.com/toolward/toolward/schema/record"
 )
 
 const calcCases = `

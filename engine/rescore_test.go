@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // counting forwards to a backend and counts its chat requests.

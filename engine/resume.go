@@ -7,11 +7,11 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/toolward/toolward/engine/plan"
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/results"
-	"github.com/toolward/toolward/engine/score"
+	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/plan"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // resumeDone compacts the runs.jsonl of the job being resumed to the pass

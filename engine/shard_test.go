@@ -6,7 +6,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // TestShardsMergeToTheWholeJob runs a job whole and as three shards, and

@@ -13,10 +13,10 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/replay"
 	"github.com/toolward/toolward/engine/progress"
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/results"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // errInterrupted is returned by a step of starting when Stop or ctx ended the

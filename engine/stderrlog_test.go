@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // TestCappedLogCutsAndDrains: writes past the cap (from several server

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend/replay"
-	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // TestUnparsedCallReplayed is issue 12's regression: a replayed reply

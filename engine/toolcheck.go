@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/toolward/toolward/engine/preflight"
-	"github.com/toolward/toolward/engine/results"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // MaxToolErrors is how many missing-tool errors the run preflight lists

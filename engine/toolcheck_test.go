@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/schema/results"
 )
 
 // TestMissingToolStopsTheJob: a case needing a tool the server does not

@@ -76,8 +76,8 @@
 //
 // `when` is a list of overrides. Each entry names selectors (model,
 // temperature, tools, confirm, descriptions: the scoring axes of package
-// engine/cell; a string/number or a list of them, any of which selects, in
-// the selector language of engine/cell shared with `--filter` and
+// schema/cell; a string/number or a list of them, any of which selects, in
+// the selector language of schema/cell shared with `--filter` and
 // cassettes: globs with * ? and \ escapes, temperatures by value) and overrides (calls, order, strict_args,
 // forbid, max_calls, min_calls, no_calls, answer, state). Every entry whose selectors all
 // match the run's Cell applies, in order; later entries win. An entry that
@@ -136,7 +136,7 @@
 // become order: unordered, as BFCL's parallel categories accept any
 // order). These translate values literally: strings compare exactly,
 // whereas BFCL normalises them first. `toolward import bfcl` (package
-// engine/importer/bfcl) does the full translation from the function
+// internal/generate/bfcl) does the full translation from the function
 // schemas as well, with $norm for strings and $int for integer
 // parameters.
 package matchers

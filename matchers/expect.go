@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolward/toolward/engine/cell"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // Order values of an expectation.
@@ -21,7 +21,7 @@ const (
 var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state", "when"}
 
 // WhenSelectors lists the fields of a `when` entry that select cells: the
-// scoring axes of package engine/cell (model, temperature, tools,
+// scoring axes of package schema/cell (model, temperature, tools,
 // confirm, descriptions).
 var WhenSelectors = cell.ScoringNames()
 
@@ -62,7 +62,7 @@ type callSpec struct {
 
 // whenEntry is one `when` override: selectors, then the fields it sets.
 //
-// Selectors use the selector language of package engine/cell: a value
+// Selectors use the selector language of package schema/cell: a value
 // or a list of values per axis, each a glob on the formatted value
 // (`n*`, `\*` for a star), numbers compared by value on temperature.
 type whenEntry struct {

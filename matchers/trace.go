@@ -1,6 +1,10 @@
 package matchers
 
-import "github.com/toolward/toolward/engine/cell"
+import (
+	"slices"
+
+	"github.com/toolward/toolward/schema/cell"
+)
 
 // This file holds the contract between the engine and the scorer: the
 // shapes of an executed trace, the matrix cell that produced it, and the
@@ -62,7 +66,7 @@ type TextCall struct {
 	Args   map[string]any `json:"args"`
 }
 
-// Cell names the matrix cell a run belongs to (package engine/cell holds
+// Cell names the matrix cell a run belongs to (package schema/cell holds
 // the one definition and the table of its axes); `when` overrides in a
 // case select on its scoring axes (cell.ScoringNames). The zero value of
 // a field matches only a `when` entry that does not name that field.
@@ -91,6 +95,19 @@ const (
 type Reason struct {
 	Code   string `json:"code"`
 	Detail string `json:"detail"`
+}
+
+// ReasonCodes returns the distinct codes of reasons, in order of first
+// appearance: a run counts once per code however many of its checks
+// failed that way.
+func ReasonCodes(reasons []Reason) []string {
+	var codes []string
+	for _, r := range reasons {
+		if !slices.Contains(codes, r.Code) {
+			codes = append(codes, r.Code)
+		}
+	}
+	return codes
 }
 
 // Verdict is the scorer's judgement of one trace.

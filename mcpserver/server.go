@@ -17,10 +17,10 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolward/toolward/fixtures"
+	"github.com/toolward/toolward/internal/userfile"
 	"github.com/toolward/toolward/mcpserver/lookup"
 	"github.com/toolward/toolward/mcpserver/search"
 	"github.com/toolward/toolward/mcpserver/sqlbox"
-	"github.com/toolward/toolward/schema/userfile"
 )
 
 // Version is reported to clients in the initialize handshake.

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/toolward/toolward/schema/userfile"
+	"github.com/toolward/toolward/internal/userfile"
 )
 
 // TestDataFilesAreBounded: a catalog or database path naming a device is

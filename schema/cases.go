@@ -16,8 +16,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // LoadCases loads every case matched by patterns (globs with ** relative

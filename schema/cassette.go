@@ -17,12 +17,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // CassetteAxes are the cell axes a cassette's `when` selector may name:
-// every axis of package engine/cell.
+// every axis of package schema/cell.
 var CassetteAxes = cell.Names()
 
 // Cassette is one cassette document: the scripted model replies for one

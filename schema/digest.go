@@ -9,7 +9,7 @@ import (
 // runDigestFormat names the encoding RunDigest hashes. Changing what the
 // digest covers changes every run id, orphaning every result directory:
 // do it only with a new format name and a plan golden test updated on
-// purpose (engine/plan TestPinnedID).
+// purpose (schema/plan TestPinnedID).
 const runDigestFormat = "toolward run digest 2"
 
 // runPart is the part of a case that shapes a run: the conversation the

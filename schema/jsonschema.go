@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 
-	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // JSONSchemaID is the $id of the generated case-file JSON Schema.
@@ -60,7 +60,7 @@ func CaseJSONSchema() []byte {
 	}
 	when := maps.Clone(rules)
 	when["golden"] = golden("A known-good trajectory for the cells this entry selects; validate checks the expectations accept it in the cell of the first value of each selector named here.")
-	for _, name := range matchers.WhenSelectors { // the scoring axes of engine/cell
+	for _, name := range matchers.WhenSelectors { // the scoring axes of schema/cell
 		switch {
 		case name == cell.Confirm:
 			modes := make([]any, len(matchers.ConfirmModes))

@@ -1,6 +1,6 @@
 package schema
 
-import "github.com/toolward/toolward/schema/userfile"
+import "github.com/toolward/toolward/internal/userfile"
 
 // Size limits of the files toolward reads from a user. Reading stops at
 // the limit, so a path naming something endless (/dev/zero, a file that

@@ -5,7 +5,7 @@
 # in headless Chromium (Debian package `chromium`): fails when the page
 # logs anything to the console, then writes a full-page screenshot, 1280
 # pixels wide (default DIR/report.png). The Go test TestBrowserRender
-# (engine/report) does the same checks on a synthetic run; this script is
+# (internal/analysis/report) does the same checks on a synthetic run; this script is
 # for a real result directory.
 #
 # The report itself has no scripts. To size the screenshot to the whole

@@ -1,6 +1,6 @@
 // Command fakemodel serves a scripted model over loopback HTTP for the
-// benchmarks in bench/: fixtures/fakeollama (Ollama's /api/chat) or
-// fixtures/fakeopenai (an OpenAI-compatible /v1), in its own process so
+// benchmarks in bench/: fixtures/fakes/fakeollama (Ollama's /api/chat) or
+// fixtures/fakes/fakeopenai (an OpenAI-compatible /v1), in its own process so
 // that its CPU and memory are not counted as toolward's.
 //
 //	go run ./bench/fakemodel -backend ollama
@@ -24,8 +24,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/toolward/toolward/fixtures/fakeollama"
-	"github.com/toolward/toolward/fixtures/fakeopenai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
 
 // Models are the models both fakes serve; a bench config names them.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/toolward/toolward/fixtures/fakeopenai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
 
 // TestScripts: a conversation gets a calculate call, then an answer

@@ -3,9 +3,9 @@ package main
 import (
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/toolward/toolward/internal/userfile"
 	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
-	"github.com/toolward/toolward/schema/userfile"
 )
 
 // bundledServer builds the bundled MCP server (package mcpserver) for a

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/toolward/toolward/engine/diff"
+	"github.com/toolward/toolward/internal/analysis/diff"
 )
 
 func init() {

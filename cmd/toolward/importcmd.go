@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolward/toolward/engine/importer/bfcl"
+	"github.com/toolward/toolward/internal/generate/bfcl"
 	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
 )

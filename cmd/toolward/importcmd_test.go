@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toolward/toolward/engine/importer/bfcl"
+	"github.com/toolward/toolward/internal/generate/bfcl"
 	"github.com/toolward/toolward/schema"
 )
 

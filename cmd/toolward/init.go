@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine"
-	"github.com/toolward/toolward/engine/scaffold"
 	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/internal/generate/scaffold"
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 )

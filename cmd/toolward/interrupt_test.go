@@ -12,7 +12,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // TestInterruptDuringPreflight: Ctrl-C once while the backend's preflight

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/report"
-	"github.com/toolward/toolward/engine/results"
+	"github.com/toolward/toolward/internal/analysis/report"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 )
 
 func init() {

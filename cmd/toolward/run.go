@@ -18,8 +18,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/toolward/toolward/engine"
-	"github.com/toolward/toolward/engine/diff"
-	"github.com/toolward/toolward/engine/report"
+	"github.com/toolward/toolward/internal/analysis/diff"
+	"github.com/toolward/toolward/internal/analysis/report"
 )
 
 func init() {

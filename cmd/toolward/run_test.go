@@ -14,8 +14,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/toolward/toolward/engine/report"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
+	"github.com/toolward/toolward/internal/analysis/report"
 )
 
 func countLines(path string) int {

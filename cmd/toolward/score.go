@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolward/toolward/engine/record"
-	"github.com/toolward/toolward/engine/report"
-	"github.com/toolward/toolward/engine/score"
+	"github.com/toolward/toolward/internal/analysis/report"
+	"github.com/toolward/toolward/internal/analysis/rescore"
+	"github.com/toolward/toolward/schema/record"
 )
 
 func init() {
@@ -60,11 +60,11 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	dir := pos[0]
-	opts := score.DirOptions{Out: *out}
+	opts := rescore.DirOptions{Out: *out}
 	if len(cases) > 0 {
 		opts.Cases = cases
 	}
-	res, err := score.Dir(dir, opts)
+	res, err := rescore.Dir(dir, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward score:", err)
 		return 1
@@ -81,7 +81,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 }
 
 // printScored says what was judged again and which verdicts changed.
-func printScored(w io.Writer, dir string, res *score.DirResult) {
+func printScored(w io.Writer, dir string, res *rescore.DirResult) {
 	fmt.Fprintf(w, "re-scored %s of %s", plural(res.Rescored, "run"), dir)
 	if res.Errors > 0 {
 		fmt.Fprintf(w, " (and copied %s as they were)", plural(res.Errors, "error record"))
@@ -114,7 +114,7 @@ func printScored(w io.Writer, dir string, res *score.DirResult) {
 
 // warnScored says what was kept out or dropped, and returns the exit
 // code: 1 when runs were kept out.
-func warnScored(w io.Writer, res *score.DirResult) int {
+func warnScored(w io.Writer, res *rescore.DirResult) int {
 	for _, id := range slices.Sorted(maps.Keys(res.Changed)) {
 		fmt.Fprintf(w, "toolward score: case %s changed what the model sees (prompt, system, messages, needs or avoid): its %s cannot be re-scored and %s kept out\n",
 			id, plural(res.Changed[id], "run"), isAre(res.Changed[id]))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // TestScoreAndResumeSendNoModelRequest is issue 9's "done when": run

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // Caller carries out tool calls; *session.Session implements it.

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // script replies with its messages in turn and keeps the requests it saw.

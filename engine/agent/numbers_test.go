@@ -13,11 +13,11 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/backend/replay"
-	"github.com/toolward/toolward/engine/record"
 	"github.com/toolward/toolward/engine/session"
-	"github.com/toolward/toolward/fixtures/fakeopenai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // argTools records the arguments of every call, as the server would

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/toolward/toolward/schema/results"
 )
 
 // Backend sends one chat request and returns the model's reply.
@@ -29,24 +31,12 @@ type Preflighter interface {
 	Preflight(ctx context.Context, models []string) (*Info, error)
 }
 
-// Info is what a preflight learned.
-type Info struct {
-	Server  string            `json:"server"`            // e.g. "ollama 0.17.4 at http://127.0.0.1:11434"
-	Digests map[string]string `json:"digests,omitempty"` // model -> digest
-	// Models holds what the server says about each model when it gives
-	// no digest (OpenAI-compatible servers' GET /models).
-	Models map[string]ModelInfo `json:"models,omitempty"`
-	// Warnings are problems that do not stop the job, e.g. a server
-	// without a model list.
-	Warnings []string `json:"warnings,omitempty"`
-}
+// Info is what a preflight learned. Its shape is part of the result
+// directory's format (config.json), so package results defines it.
+type Info = results.BackendInfo
 
 // ModelInfo is what a server's model list says about one model.
-type ModelInfo struct {
-	ID      string `json:"id"`                 // the id the server lists it under
-	OwnedBy string `json:"owned_by,omitempty"` // e.g. "library", "vllm", "llamacpp"
-	Created int64  `json:"created,omitempty"`  // Unix seconds, as the server reports it
-}
+type ModelInfo = results.ModelInfo
 
 // Request is one model turn.
 type Request struct {
@@ -63,7 +53,7 @@ type Request struct {
 // Key identifies one turn of one run.
 type Key struct {
 	Case string            // case id
-	Cell map[string]string // axis name -> value as package engine/cell formats it (cell.Cell.Values), e.g. {"model": "qwen3:0.6b", "confirm": "deny", "seed": "1"}
+	Cell map[string]string // axis name -> value as package schema/cell formats it (cell.Cell.Values), e.g. {"model": "qwen3:0.6b", "confirm": "deny", "seed": "1"}
 	Turn int               // 0-based model turn within the run
 }
 

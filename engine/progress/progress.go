@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolward/toolward/engine/record"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // Meter counts finished runs and prints progress. It is safe for

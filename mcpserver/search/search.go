@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/toolward/toolward/schema/userfile"
+	"github.com/toolward/toolward/internal/userfile"
 )
 
 // BM25 parameters.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toolward/toolward/schema/userfile"
+	"github.com/toolward/toolward/internal/userfile"
 )
 
 // TestLoadPathRefusesDevice: a corpus path naming a device is refused

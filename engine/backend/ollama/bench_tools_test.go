@@ -9,7 +9,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // BenchmarkChatManyTools: one chat offering 64 tools, as a toolcount

@@ -12,7 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 func newBackend(t testing.TB, srv *fakeollama.Server, cfg Config) *Backend {

@@ -23,7 +23,7 @@ import (
 // DefaultMaxReplyBytes bounds one reply's content, thinking and tool call
 // arguments together when Config.MaxReplyBytes is 0. It is the OpenAI
 // backend's bound too, and stays below what one record keeps
-// (engine/record.MaxRecordBytes).
+// (schema/record.MaxRecordBytes).
 const DefaultMaxReplyBytes = 4 << 20
 
 // DoneReplyLimit is the DoneReason of a reply cut at Config.MaxReplyBytes:

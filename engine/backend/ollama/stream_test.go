@@ -21,7 +21,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // transcript is one captured reply of a real Ollama (testdata/wire).

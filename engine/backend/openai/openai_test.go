@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/openai"
-	"github.com/toolward/toolward/fixtures/fakeopenai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
 
 var calcTool = backend.Tool{

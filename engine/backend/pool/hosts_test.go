@@ -17,8 +17,8 @@ import (
 	"github.com/toolward/toolward/engine/backend/ollama"
 	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/backend/pool"
-	"github.com/toolward/toolward/fixtures/fakeollama"
-	"github.com/toolward/toolward/fixtures/fakeopenai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
 
 // The pool over real backends, each host a fake server on loopback.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // Axes are the cell axes a `when` selector may name.
@@ -31,7 +31,7 @@ type Run struct {
 }
 
 // Selector constrains one axis to any of some values or globs, in the
-// selector language of package engine/cell.
+// selector language of package schema/cell.
 type Selector struct {
 	Axis     string
 	Patterns []string // as written

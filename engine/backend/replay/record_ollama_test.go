@@ -10,7 +10,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/ollama"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // TestRecordOllamaThenReplay records a two-turn conversation from the real

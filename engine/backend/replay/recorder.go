@@ -18,8 +18,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/engine/cell"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // Recorder passes chat requests through to another backend and records

@@ -1,0 +1,433 @@
+package diff
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/toolward/toolward/internal/analysis/stats"
+	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
+)
+
+// Result is the comparison of a base and a new result directory.
+type Result struct {
+	Base, New Side
+	// Alpha is the significance level for Regressed.
+	Alpha float64
+	// Models holds one row per model present on both sides, by name.
+	Models []ModelDiff
+	// Regressions are pairs that went pass → fail; Fixes fail → pass.
+	Regressions []Change
+	Fixes       []Change
+	// Broken lists (case, model) pairs whose paired runs all passed in
+	// base and all fail in new. It is descriptive: a case with few seeds
+	// gets there by chance; CaseRegressions is the tested flag.
+	Broken []Broken
+	// CasesTested counts the (case, model) pairs with a scored run pair,
+	// each tested with an exact McNemar test on its own run pairs;
+	// CaseRegressions are those that regressed after Holm's correction
+	// for that many tests (B > C and adjusted p < Alpha).
+	CasesTested     int
+	CaseRegressions []CaseTest
+	// NewCases and DroppedCases are case ids present on one side only.
+	NewCases     []string
+	DroppedCases []string
+	// Changed lists case ids present on both sides whose paired runs have
+	// different run ids: the case content changed between the runs.
+	Changed []string
+	// Paired counts runs present on both sides; Scored those where
+	// neither side errored; ErrorPairs the rest.
+	Paired, Scored, ErrorPairs int
+	// BaseOnly and NewOnly count runs of shared cases with no partner
+	// (cells added or removed from the matrix).
+	BaseOnly, NewOnly int
+	// DroppedRuns counts the base's runs of DroppedCases.
+	DroppedRuns int
+	Warnings    []string
+	// Verdicts lists every paired run scored on both sides whose verdict
+	// (outcome or reasons) differs, with the cause (verdicts.go).
+	Verdicts []VerdictChange
+}
+
+// Side describes one result directory.
+type Side struct {
+	Dir      string
+	Runs     int
+	BadLines int
+}
+
+// ModelDiff is one model's paired comparison. B counts pass → fail pairs,
+// C fail → pass; P is the exact McNemar p-value on them, which treats run
+// pairs as independent.
+type ModelDiff struct {
+	Model             string
+	Pairs             int // scored pairs
+	BasePass, NewPass int
+	B, C              int
+	P                 float64
+	// Regressed is set when B > C and P < Alpha.
+	Regressed bool
+	// ByCase is the difference of pass rates (new − base) over the same
+	// run pairs with its 95% interval, p-value and minimum detectable
+	// difference clustered by case: runs of a case are not independent,
+	// so this is the honest size of the change.
+	ByCase stats.Diff
+}
+
+// CaseTest is one case's paired runs for one model: B pass → fail,
+// C fail → pass, the exact McNemar p-value and its Holm-adjusted value
+// over Result.CasesTested tests.
+type CaseTest struct {
+	Case, Model string
+	Pairs, B, C int
+	P, PAdj     float64
+}
+
+// BaseRate and NewRate are the pass rates over the scored pairs.
+func (m ModelDiff) BaseRate() float64 { return ratio(m.BasePass, m.Pairs) }
+
+// NewRate is the new side's pass rate over the scored pairs.
+func (m ModelDiff) NewRate() float64 { return ratio(m.NewPass, m.Pairs) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Change is one pair whose outcome flipped.
+type Change struct {
+	Case string
+	Cell record.Cell
+	// Reasons are the failure codes on the failing side.
+	Reasons []string
+}
+
+// Broken is a case that always passed for a model in base and always
+// fails in new, over Runs paired runs.
+type Broken struct {
+	Case, Model string
+	Runs        int
+}
+
+// Regressed reports whether the new results are worse: some model
+// regressed with McNemar p < Alpha, or some case regressed for a model
+// with its Holm-adjusted McNemar p < Alpha (CaseRegressions). A case that
+// went from always passing to always failing (Broken) is listed but does
+// not count by itself: with few seeds per case and many cases, some do so
+// by chance in most comparisons.
+//
+// A comparison with no scored pair cannot show a regression; a gate should
+// check Gate, which also fails in that case.
+func (r *Result) Regressed() bool {
+	for _, m := range r.Models {
+		if m.Regressed {
+			return true
+		}
+	}
+	return len(r.CaseRegressions) > 0
+}
+
+// GateOptions relax Gate. The zero value is the strict gate.
+type GateOptions struct {
+	// AllowMissing accepts new results that lack cases or runs of the
+	// base (a run filtered or sharded on purpose); by default they fail
+	// the gate, since a crashed or partial run shows nothing about the
+	// runs it did not do.
+	AllowMissing bool
+}
+
+// Gate is the verdict a CI gate needs: nil when the new results can be
+// trusted not to have regressed, otherwise an error saying why: no
+// scored pair at all (nothing was compared, so nothing was shown), a
+// regression, or runs of the base missing from the new side. It is
+// GateWith the zero GateOptions.
+func (r *Result) Gate() error { return r.GateWith(GateOptions{}) }
+
+// GateWith is Gate under opts.
+func (r *Result) GateWith(opts GateOptions) error {
+	switch {
+	case r.Scored == 0:
+		return fmt.Errorf("nothing to compare: no run pairs with a scored run on the other side (%d paired, %d errored)", r.Paired, r.ErrorPairs)
+	case r.Regressed():
+		return fmt.Errorf("regressed")
+	case !opts.AllowMissing && r.DroppedRuns+r.BaseOnly > 0:
+		return r.missingError()
+	}
+	return nil
+}
+
+// maxNamed bounds the case ids a gate error lists.
+const maxNamed = 10
+
+// missingError says which of the base's cases and runs the new side
+// lacks.
+func (r *Result) missingError() error {
+	var parts []string
+	if n := len(r.DroppedCases); n > 0 {
+		names := strings.Join(r.DroppedCases[:min(n, maxNamed)], ", ")
+		if n > maxNamed {
+			names += fmt.Sprintf(", … (%d more)", n-maxNamed)
+		}
+		parts = append(parts, fmt.Sprintf("%d case(s) of the base (%d runs): %s", n, r.DroppedRuns, names))
+	}
+	if r.BaseOnly > 0 {
+		parts = append(parts, fmt.Sprintf("%d run(s) of cases both sides ran", r.BaseOnly))
+	}
+	return fmt.Errorf("incomplete: the new results lack %s; a crashed or partial run cannot pass the gate: complete it (toolward run --resume NEWDIR), or pass --allow-missing if it left them out on purpose (--filter, --shard, a changed matrix)",
+		strings.Join(parts, " and "))
+}
+
+// key pairs runs: the case id and the cell with the seed, without the
+// tool count (which follows from the subset).
+type key struct {
+	Case string
+	Cell record.Cell
+}
+
+type entry struct {
+	id      string
+	outcome string
+	reasons []string
+}
+
+// Compare pairs the runs of baseDir/runs.jsonl and newDir/runs.jsonl. alpha
+// is the significance level for a model regression (0 < alpha < 1).
+func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
+	if !(alpha > 0 && alpha < 1) {
+		return nil, fmt.Errorf("diff: alpha must be between 0 and 1, got %v", alpha)
+	}
+	r := &Result{Base: Side{Dir: baseDir}, New: Side{Dir: newDir}, Alpha: alpha}
+	base, err := load(baseDir, &r.Base, &r.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	nw, err := load(newDir, &r.New, &r.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	r.Warnings = append(r.Warnings, serverWarnings(baseDir, newDir)...) // server.go
+
+	baseCases, newCases := map[string]bool{}, map[string]bool{}
+	for k := range base {
+		baseCases[k.Case] = true
+	}
+	for k := range nw {
+		newCases[k.Case] = true
+	}
+	for c := range newCases {
+		if !baseCases[c] {
+			r.NewCases = append(r.NewCases, c)
+		}
+	}
+	for c := range baseCases {
+		if !newCases[c] {
+			r.DroppedCases = append(r.DroppedCases, c)
+		}
+	}
+
+	models := map[string]*ModelDiff{}
+	type caseModel struct{ Case, Model string }
+	type runs struct{ paired, b, c int } // b: pass → fail, c: fail → pass
+	perCase := map[caseModel]*runs{}
+	changed := map[string]bool{}
+	for k, b := range base {
+		n, ok := nw[k]
+		if !ok {
+			if newCases[k.Case] {
+				r.BaseOnly++
+			} else {
+				r.DroppedRuns++
+			}
+			continue
+		}
+		r.Paired++
+		if b.id != n.id {
+			changed[k.Case] = true
+		}
+		if b.outcome == record.Error || n.outcome == record.Error {
+			r.ErrorPairs++
+			continue
+		}
+		r.Scored++
+		m := models[k.Cell.Model]
+		if m == nil {
+			m = &ModelDiff{Model: k.Cell.Model}
+			models[k.Cell.Model] = m
+		}
+		m.Pairs++
+		bp, np := b.outcome == record.Pass, n.outcome == record.Pass
+		if bp {
+			m.BasePass++
+		}
+		if np {
+			m.NewPass++
+		}
+		cr := perCase[caseModel{k.Case, k.Cell.Model}]
+		if cr == nil {
+			cr = &runs{}
+			perCase[caseModel{k.Case, k.Cell.Model}] = cr
+		}
+		cr.paired++
+		switch {
+		case bp && !np:
+			m.B++
+			cr.b++
+			r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: n.reasons})
+		case !bp && np:
+			m.C++
+			cr.c++
+			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: b.reasons})
+		}
+	}
+	for k := range nw {
+		if _, ok := base[k]; !ok && baseCases[k.Case] {
+			r.NewOnly++
+		}
+	}
+	clusters := map[string][]stats.Cluster{} // model → one cluster per case
+	var tests []CaseTest
+	for _, k := range slices.SortedFunc(maps.Keys(perCase), func(x, y caseModel) int {
+		return cmp.Or(cmp.Compare(x.Case, y.Case), cmp.Compare(x.Model, y.Model))
+	}) {
+		cr := perCase[k]
+		if cr.b == cr.paired { // every pair went from pass to fail
+			r.Broken = append(r.Broken, Broken{Case: k.Case, Model: k.Model, Runs: cr.paired})
+		}
+		// Per pair, new − base is +1 (fail → pass), −1 or 0.
+		clusters[k.Model] = append(clusters[k.Model], stats.Cluster{Sum: float64(cr.c - cr.b), N: float64(cr.paired)})
+		tests = append(tests, CaseTest{Case: k.Case, Model: k.Model, Pairs: cr.paired, B: cr.b, C: cr.c, P: stats.McNemarExact(cr.b, cr.c)})
+	}
+	r.CasesTested = len(tests)
+	ps := make([]float64, len(tests))
+	for i, t := range tests {
+		ps[i] = t.P
+	}
+	for i, adj := range stats.Holm(ps) {
+		tests[i].PAdj = adj
+		if tests[i].B > tests[i].C && adj < alpha {
+			r.CaseRegressions = append(r.CaseRegressions, tests[i])
+		}
+	}
+	for _, m := range models {
+		m.P = stats.McNemarExact(m.B, m.C)
+		m.Regressed = m.B > m.C && m.P < alpha
+		m.ByCase = stats.PairedDiff(clusters[m.Model])
+		r.Models = append(r.Models, *m)
+	}
+	for c := range changed {
+		r.Changed = append(r.Changed, c)
+	}
+
+	slices.SortFunc(r.Models, func(a, b ModelDiff) int { return cmp.Compare(a.Model, b.Model) })
+	slices.Sort(r.NewCases)
+	slices.Sort(r.DroppedCases)
+	slices.Sort(r.Changed)
+	slices.SortFunc(r.Broken, func(a, b Broken) int { return cmp.Or(cmp.Compare(a.Case, b.Case), cmp.Compare(a.Model, b.Model)) })
+	sortChanges(r.Regressions)
+	sortChanges(r.Fixes)
+	if r.Paired == 0 {
+		r.Warnings = append(r.Warnings, "no runs pair between the two directories")
+	}
+	if r.ErrorPairs > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d paired runs errored on one side or both and are not compared", r.ErrorPairs))
+	}
+	if err := r.addVerdicts(baseDir, newDir); err != nil { // verdicts.go
+		return nil, err
+	}
+	return r, nil
+}
+
+func sortChanges(cs []Change) {
+	slices.SortFunc(cs, func(a, b Change) int { return compareKeys(key{a.Case, a.Cell}, key{b.Case, b.Cell}) })
+}
+
+// order is the axis order of listed runs: the report's cell, then the
+// seed; each axis orders its values as package schema/cell says.
+var order = []string{cell.Model, cell.Temperature, cell.Tools, cell.Confirm, cell.Descriptions, cell.Seed}
+
+// compareKeys orders runs by case, then cell (in order).
+func compareKeys(x, y key) int {
+	return cmp.Or(cmp.Compare(x.Case, y.Case), cell.Compare(x.Cell, y.Cell, order...))
+}
+
+// load reads dir/runs.jsonl into a map by pairing key, one record per
+// run by the rule of results.Runs (its first pass or fail record, else
+// its first other one). Bad lines become warnings.
+func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("diff: %s is a file; give the result directory that holds runs.jsonl", dir)
+	}
+	path := filepath.Join(dir, "runs.jsonl")
+	if err := results.CheckRuns(dir); err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	out := map[key]entry{}
+	members := planMembers(dir, warnings)
+	var foreign results.Foreign
+	st, err := results.Runs(func(rec *record.Record) error {
+		if !members.Holds(rec) {
+			foreign.Add(rec)
+			return nil
+		}
+		e := entry{id: rec.ID, outcome: rec.Outcome, reasons: matchers.ReasonCodes(rec.Reasons)}
+		switch e.outcome {
+		case record.Pass, record.Fail:
+		default:
+			e.outcome = record.Error
+		}
+		out[keyOf(rec)] = e
+		return nil
+	}, dir)
+	if err != nil {
+		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
+	}
+	side.BadLines = st.BadLines
+	if w := foreign.String(); w != "" {
+		*warnings = append(*warnings, dir+": "+w)
+	}
+	for i, e := range st.Bad {
+		if i == 5 {
+			break
+		}
+		*warnings = append(*warnings, "skipped "+e.Error())
+	}
+	side.Runs = len(out)
+	if side.BadLines > 5 {
+		*warnings = append(*warnings, fmt.Sprintf("%d more bad lines in %s", side.BadLines-5, path))
+	}
+	return out, nil
+}
+
+// planMembers returns the test of which records are runs of the plan
+// dir/config.json records (results.Members), so that a record appended
+// by hand can neither pair nor stand in for a missing run; nil (every
+// record) when there is no readable config.json or its plan cannot be
+// rebuilt, the latter with a warning.
+func planMembers(dir string, warnings *[]string) *results.Members {
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		return nil
+	}
+	ms, err := m.Members()
+	if err != nil {
+		*warnings = append(*warnings, fmt.Sprintf("%s: records not checked against the plan: %v", dir, err))
+	}
+	return ms
+}
+
+// keyOf pairs runs across directories: the case and the cell without the
+// tool count (which a server change may move).
+func keyOf(rec *record.Record) key {
+	c := rec.Cell
+	c.ToolCount = 0
+	return key{rec.Case, c}
+}

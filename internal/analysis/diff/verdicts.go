@@ -1,0 +1,271 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
+)
+
+// Why a paired run's verdict changed.
+const (
+	// WhyRules: the same execution (same run id and start), judged by
+	// other scoring rules, as `toolward score` or a resume after a
+	// scoring edit leaves it.
+	WhyRules = "scoring rules changed"
+	// WhyPrompt: the case changed what the model sees (the run ids
+	// differ), so the run is another run.
+	WhyPrompt = "the case changed what the model sees"
+	// WhyRanAgain: the same run (same id) executed again; the model's
+	// behaviour differs.
+	WhyRanAgain = "ran again"
+	// WhyJudgedAgain: the same execution judged again, by rules one side
+	// does not name (a format 1 record).
+	WhyJudgedAgain = "judged again"
+)
+
+// VerdictChange is one paired run, scored on both sides, whose verdict
+// (outcome, or failure reasons) differs, with the cause.
+type VerdictChange struct {
+	Case      string
+	Cell      record.Cell
+	Base, New Verdict
+	Why       string // WhyRules, WhyPrompt, WhyRanAgain or WhyJudgedAgain
+}
+
+// Verdict is one side's judgement of a run.
+type Verdict struct {
+	Outcome string
+	Reasons []string // reason codes
+	Rules   string   // digest of the rules that judged it; "" for format 1
+}
+
+func (v Verdict) String() string {
+	if len(v.Reasons) == 0 {
+		return v.Outcome
+	}
+	return v.Outcome + " [" + strings.Join(v.Reasons, ", ") + "]"
+}
+
+// judged is what verdictChanges keeps of a record.
+type judged struct {
+	id      string
+	started time.Time
+	verdict Verdict
+	reasons []matchers.Reason
+}
+
+// addVerdicts fills r.Verdicts. When the two directories hash run ids
+// differently (one was written before run ids left out the scoring rules,
+// config.json format 1), ids cannot tell an edited case apart, so
+// r.Changed is cleared and a warning says why.
+func (r *Result) addVerdicts(baseDir, newDir string) error {
+	same := sameIDFormat(baseDir, newDir)
+	if !same {
+		r.Changed = nil
+		r.Warnings = append(r.Warnings, "one directory was written by an older toolward (config.json format 1) whose run ids also hashed the scoring rules: run ids cannot be compared, so cases whose prompt changed are not detected")
+	}
+	vs, err := verdictChanges(baseDir, newDir, same)
+	r.Verdicts = vs
+	return err
+}
+
+// sameIDFormat reports whether two result directories' run ids are
+// comparable: both config.json files are of format 2 or later, or both
+// older. A directory without a readable config.json (runs.jsonl alone)
+// is taken to match.
+func sameIDFormat(baseDir, newDir string) bool {
+	b, okB := metaVersion(baseDir)
+	n, okN := metaVersion(newDir)
+	return !okB || !okN || (b >= 2) == (n >= 2)
+}
+
+func metaVersion(dir string) (int, bool) {
+	b, err := results.ReadMetaBytes(dir) // a regular file within results.MaxMetaBytes
+	if err != nil {
+		return 0, false
+	}
+	var m struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return 0, false
+	}
+	return m.Version, true
+}
+
+// verdictChanges pairs the scored runs of two result directories as
+// Compare does (case id, cell incl. seed; the last record of a key wins)
+// and returns those whose verdict differs, sorted by case and cell. It
+// reads each runs.jsonl once more; bad lines were reported by load.
+// sameIDs says whether the two sides' run ids are comparable.
+func verdictChanges(baseDir, newDir string, sameIDs bool) ([]VerdictChange, error) {
+	base, err := loadJudged(baseDir)
+	if err != nil {
+		return nil, err
+	}
+	nw, err := loadJudged(newDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []VerdictChange
+	for _, k := range slices.SortedFunc(maps.Keys(base), compareKeys) {
+		b := base[k]
+		n, ok := nw[k]
+		if !ok || (b.verdict.Outcome == n.verdict.Outcome && reflect.DeepEqual(b.reasons, n.reasons)) {
+			continue
+		}
+		out = append(out, VerdictChange{Case: k.Case, Cell: k.Cell, Base: b.verdict, New: n.verdict, Why: why(b, n, sameIDs)})
+	}
+	return out, nil
+}
+
+func why(b, n judged, sameIDs bool) string {
+	switch {
+	case sameIDs && b.id != n.id:
+		return WhyPrompt
+	case !b.started.Equal(n.started):
+		return WhyRanAgain
+	case b.verdict.Rules != "" && n.verdict.Rules != "" && b.verdict.Rules != n.verdict.Rules:
+		return WhyRules
+	}
+	return WhyJudgedAgain
+}
+
+// loadJudged reads the pass and fail records of dir/runs.jsonl by key:
+// the records results.Runs chooses that are verdicts.
+func loadJudged(dir string) (map[key]judged, error) {
+	path := filepath.Join(dir, "runs.jsonl")
+	if err := results.CheckRuns(dir); err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	out := map[key]judged{}
+	var warned []string // load warned already
+	members := planMembers(dir, &warned)
+	_, err := results.Runs(func(rec *record.Record) error {
+		if (rec.Outcome != record.Pass && rec.Outcome != record.Fail) || !members.Holds(rec) {
+			return nil
+		}
+		out[keyOf(rec)] = judged{id: rec.ID, started: rec.Started, reasons: rec.Reasons,
+			verdict: Verdict{Outcome: rec.Outcome, Reasons: matchers.ReasonCodes(rec.Reasons), Rules: rec.Rules}}
+		return nil
+	}, dir)
+	if err != nil {
+		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// whyCounts counts the changes by cause, in a fixed order of causes.
+func whyCounts(vs []VerdictChange) string {
+	n := map[string]int{}
+	for _, v := range vs {
+		n[v.Why]++
+	}
+	var parts []string
+	for _, w := range []string{WhyRules, WhyPrompt, WhyRanAgain, WhyJudgedAgain} {
+		if n[w] > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", w, n[w]))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// verdictGroup counts the changes of one case with one cause.
+type verdictGroup struct {
+	Case, Why                       string
+	PassToFail, FailToPass, Reasons int
+}
+
+func (g verdictGroup) String() string {
+	var parts []string
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{g.FailToPass, "fail → pass"}, {g.PassToFail, "pass → fail"}, {g.Reasons, "fail with other reasons"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupVerdicts counts vs (sorted by case) per case and cause, and
+// returns the changes whose outcome stayed (only the reasons changed),
+// which the regressions and fixes lists do not show.
+func groupVerdicts(vs []VerdictChange) (groups []verdictGroup, reasonsOnly []VerdictChange) {
+	for _, v := range vs {
+		if n := len(groups); n == 0 || groups[n-1].Case != v.Case || groups[n-1].Why != v.Why {
+			groups = append(groups, verdictGroup{Case: v.Case, Why: v.Why})
+		}
+		g := &groups[len(groups)-1]
+		switch {
+		case v.Base.Outcome == record.Pass && v.New.Outcome == record.Fail:
+			g.PassToFail++
+		case v.Base.Outcome == record.Fail && v.New.Outcome == record.Pass:
+			g.FailToPass++
+		default:
+			g.Reasons++
+			reasonsOnly = append(reasonsOnly, v)
+		}
+	}
+	return groups, reasonsOnly
+}
+
+// writeVerdictsText says, for WriteText, which runs' verdicts changed and
+// why: counts per case and cause, then each run whose reasons alone
+// changed (flipped outcomes are listed as regressions and fixes).
+func writeVerdictsText(p func(string, ...any), vs []VerdictChange) {
+	if len(vs) == 0 {
+		return
+	}
+	groups, reasonsOnly := groupVerdicts(vs)
+	p("\nchanged verdicts: %d (%s)\n", len(vs), whyCounts(vs))
+	for _, g := range groups {
+		p("  %s: %s (%s)\n", g.Case, g, g.Why)
+	}
+	if len(reasonsOnly) == 0 {
+		return
+	}
+	p("\nfailing runs that fail with other reasons: %d\n", len(reasonsOnly))
+	for i, v := range reasonsOnly {
+		if i == maxListed {
+			p("  … and %d more\n", len(reasonsOnly)-i)
+			break
+		}
+		p("  %s  %s  [%s] → [%s]  (%s)\n", v.Case, cellString(v.Cell), strings.Join(v.Base.Reasons, ", "), strings.Join(v.New.Reasons, ", "), v.Why)
+	}
+}
+
+// writeVerdictsMarkdown is writeVerdictsText for WriteMarkdown.
+func writeVerdictsMarkdown(p func(string, ...any), vs []VerdictChange) {
+	if len(vs) == 0 {
+		return
+	}
+	groups, reasonsOnly := groupVerdicts(vs)
+	p("### Changed verdicts (%d)\n\n%s.\n\n| case | changed | why |\n|---|---|---|\n", len(vs), esc(whyCounts(vs)))
+	for _, g := range groups {
+		p("| `%s` | %s | %s |\n", code(g.Case), esc(g.String()), g.Why)
+	}
+	p("\n")
+	if len(reasonsOnly) == 0 {
+		return
+	}
+	p("Failing runs that fail with other reasons (%d):\n\n| case | cell | base reasons | new reasons | why |\n|---|---|---|---|---|\n", len(reasonsOnly))
+	for i, v := range reasonsOnly {
+		if i == maxListed {
+			p("\n…and %d more.\n", len(reasonsOnly)-i)
+			break
+		}
+		p("| `%s` | %s | %s | %s | %s |\n", code(v.Case), esc(cellString(v.Cell)), esc(strings.Join(v.Base.Reasons, ", ")), esc(strings.Join(v.New.Reasons, ", ")), v.Why)
+	}
+	p("\n")
+}

@@ -1,0 +1,281 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
+)
+
+// File names in a result directory: the two the engine writes (see
+// package results), which Build reads, and the four Build writes.
+const (
+	RunsFile     = results.RunsFile
+	ConfigFile   = results.ConfigFile
+	SummaryFile  = "summary.json"
+	MarkdownFile = "report.md"
+	HTMLFile     = "report.html"
+	JUnitFile    = "junit.xml"
+)
+
+// Build reads dir/runs.jsonl (and dir/config.json when present, for the
+// title and metadata), and writes dir/summary.json, report.md, report.html
+// and junit.xml. Lines that are not records become warnings and are
+// skipped; a missing or unreadable runs.jsonl is an error.
+func Build(dir string) (*Summary, error) {
+	s, err := Summarize(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.writeAll(dir); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Summarize computes the summary of dir without writing anything.
+func Summarize(dir string) (*Summary, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("report: %s is a file; give the result directory that holds %s", dir, RunsFile)
+	}
+	path := filepath.Join(dir, RunsFile)
+	if err := results.CheckRuns(dir); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	// One record per run id, by the rule of results.Runs (the first
+	// pass or fail record, else the first other one).
+	a := newAggregator()
+	members, unchecked := planMembers(dir)
+	var foreign results.Foreign
+	st, err := results.Runs(func(rec *record.Record) error {
+		if !members.Holds(rec) {
+			foreign.Add(rec)
+			return nil
+		}
+		a.add(rec)
+		return nil
+	}, dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: reading %s: %w", path, err)
+	}
+	a.subsetOrder = configToolOrder(filepath.Join(dir, ConfigFile))
+	s := a.summary()
+	s.BadLines = st.BadLines
+	s.Duplicates = st.Duplicates
+	s.Foreign = foreign.N
+	var pre []string
+	if w := foreign.String(); w != "" {
+		pre = append(pre, w)
+	}
+	if unchecked != "" {
+		pre = append(pre, unchecked)
+	}
+	for i, b := range st.Bad {
+		if i == maxLineWarnings {
+			break
+		}
+		pre = append(pre, "skipped "+lineError(b))
+	}
+	if shown := min(len(st.Bad), maxLineWarnings); st.BadLines > shown {
+		pre = append(pre, fmt.Sprintf("%d more lines of %s were not records", st.BadLines-shown, RunsFile))
+	}
+	dups := st.Duplicates
+	if dups > 0 {
+		pre = append(pre, fmt.Sprintf("%d run id(s) occurred more than once; each run's first pass or fail record was used (else its first record)", dups))
+	}
+	if s.Totals.Runs == 0 {
+		pre = append(pre, "no runs")
+	}
+	s.Warnings = append(pre, s.Warnings...)
+	s.Title = defaultTitle(dir)
+	if err := s.readConfig(filepath.Join(dir, ConfigFile)); err != nil {
+		s.Warnings = append(s.Warnings, err.Error())
+	}
+	return s, nil
+}
+
+// planMembers returns the test of which records are runs of the plan
+// dir/config.json records, nil when there is no config.json to check
+// against (reports of a bare runs.jsonl count every record), or when it
+// cannot be read (readConfig warns) or its plan cannot be rebuilt (the
+// second result says so, for a warning).
+func planMembers(dir string) (*results.Members, string) {
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		return nil, ""
+	}
+	ms, err := m.Members()
+	if err != nil {
+		return nil, fmt.Sprintf("records not checked against the plan: %v", err)
+	}
+	return ms, ""
+}
+
+// lineError is a bad line's error with the file named by its base name
+// (the report is of one directory and should not carry a machine's path).
+func lineError(err error) string {
+	var se *record.SyntaxError
+	if errors.As(err, &se) {
+		short := *se
+		short.File = filepath.Base(se.File)
+		return short.Error()
+	}
+	return err.Error()
+}
+
+// defaultTitle names a result directory by its last two path elements,
+// results/<config name>/<stamp> giving "<config name>/<stamp>".
+func defaultTitle(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return filepath.Base(dir)
+	}
+	parent := filepath.Base(filepath.Dir(abs))
+	if parent == "/" || parent == "." {
+		return filepath.Base(abs)
+	}
+	return parent + "/" + filepath.Base(abs)
+}
+
+// readConfig takes the title (the config name) and the facts worth a
+// reader's attention from config.json (results.Meta, written by the
+// engine): config file, server, backend and model digests, toolward
+// version, plan size, shard, filters and merged shards. The time span
+// comes from the runs themselves. Case digests stay in config.json. Its absence is not an
+// error; a file that does not decode, or has no config, is a warning.
+func (s *Summary) readConfig(path string) error {
+	b, err := results.ReadMetaBytes(filepath.Dir(path))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	var m results.Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("report: %s is not a toolward config.json, ignored: %v", path, err)
+	}
+	if m.Config == nil {
+		return fmt.Errorf("report: %s has no \"config\" object (not written by toolward run?), ignored", path)
+	}
+	add := func(name, value string) {
+		if value != "" {
+			s.Meta = append(s.Meta, Field{name, value})
+		}
+	}
+	if m.Config.Name != "" {
+		s.Title = m.Config.Name
+	}
+	add("server", serverName(m.Config.Server))
+	add("config file", m.ConfigFile)
+	if m.Backend != nil {
+		add("backend", m.Backend.Server)
+		models := slices.Sorted(maps.Keys(m.Backend.Digests))
+		for _, model := range models {
+			add("digest "+model, shortDigest(m.Backend.Digests[model]))
+		}
+	}
+	add("toolward", m.Toolward)
+	if m.Planned > 0 {
+		add("planned runs", strconv.FormatInt(m.Planned, 10))
+	}
+	add("shard", m.Shard)
+	add("filters", strings.Join(m.Filters, " "))
+	if len(m.MergedFrom) > 0 {
+		add("merged from", strconv.Itoa(len(m.MergedFrom))+" shards")
+	}
+	if m.ScoredFrom != "" {
+		s.Rescored = &Rescored{From: m.ScoredFrom, At: m.Created}
+	}
+	return nil
+}
+
+// serverName says which MCP server a config talks to.
+func serverName(sv schema.Server) string {
+	switch {
+	case sv.Builtin != nil:
+		return "builtin"
+	case sv.URL != "":
+		return sv.URL
+	case len(sv.Command) > 0:
+		return strings.Join(sv.Command, " ")
+	}
+	return ""
+}
+
+// shortDigest keeps a digest recognisable without filling the header:
+// "sha256:0123456789ab".
+func shortDigest(d string) string {
+	algo, hex, ok := strings.Cut(d, ":")
+	if !ok {
+		algo, hex = "", d
+	}
+	if len(hex) > 12 {
+		hex = hex[:12]
+	}
+	if algo == "" {
+		return hex
+	}
+	return algo + ":" + hex
+}
+
+func (s *Summary) writeAll(dir string) error {
+	outs := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{SummaryFile, s.WriteJSON},
+		{MarkdownFile, s.WriteMarkdown},
+		{HTMLFile, s.WriteHTML},
+		{JUnitFile, s.WriteJUnit},
+	}
+	for _, o := range outs {
+		var buf bytes.Buffer
+		if err := o.write(&buf); err != nil {
+			return fmt.Errorf("report: rendering %s: %w", o.name, err)
+		}
+		if err := writeFileAtomic(filepath.Join(dir, o.name), buf.Bytes()); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the summary as indented JSON (summary.json).
+func (s *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolward/toolward/schema/record"
+)
+
+// TestLatencyByHost: turns served by two hosts give one row per host in
+// summary.json and a section in report.md and report.html (through the
+// table model, so both show the same rows; before, report.html had
+// none); one host gives none of them.
+func TestLatencyByHost(t *testing.T) {
+	turn := func(host string, ms float64) record.Turn {
+		return record.Turn{Host: host, Latency: record.Millis(ms), Tokens: record.Tokens{Out: 10}}
+	}
+	recs := []record.Record{
+		{ID: "1", Case: "c", Outcome: record.Pass, Cell: record.Cell{Model: "m"}, Trace: record.Trace{Turns: []record.Turn{turn("http://a:1", 100), turn("http://b:1", 300)}}},
+		{ID: "2", Case: "c", Outcome: record.Fail, Cell: record.Cell{Model: "m", Seed: 2}, Trace: record.Trace{Turns: []record.Turn{turn("http://a:1", 200)}}},
+	}
+	s := summarize(t, recs)
+	if len(s.Hosts) != 2 {
+		t.Fatalf("hosts %+v", s.Hosts)
+	}
+	a, b := s.Hosts[0], s.Hosts[1]
+	if a.Host != "http://a:1" || a.Turns != 2 || a.Runs != 2 || a.Latency.N != 2 || b.Host != "http://b:1" || b.Turns != 1 || b.Latency.P50 != 300 {
+		t.Errorf("hosts %+v", s.Hosts)
+	}
+	if a.TokensOutPerS != 20/0.3 {
+		t.Errorf("tokens/s %v", a.TokensOutPerS)
+	}
+	var md strings.Builder
+	if err := s.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Latency by host") || !strings.Contains(md.String(), "| `http://b:1` | 1 | 1 | 300 / 300 | 33 |") {
+		t.Errorf("report.md lacks the host section:\n%s", md.String())
+	}
+	var html strings.Builder
+	if err := s.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<section id="hosts">`, `href="#hosts"`, `id="hosts-table"`, "http://b:1", "300 / 300"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+
+	recs[0].Trace.Turns[1].Host = "http://a:1"
+	s = summarize(t, recs)
+	md.Reset()
+	s.WriteMarkdown(&md)
+	html.Reset()
+	s.WriteHTML(&html)
+	if s.Hosts != nil || strings.Contains(md.String(), "by host") || strings.Contains(html.String(), "by host") {
+		t.Errorf("one host: hosts %+v", s.Hosts)
+	}
+}
+
+func summarize(t *testing.T, recs []record.Record) *Summary {
+	t.Helper()
+	dir := t.TempDir()
+	var b []byte
+	for _, r := range recs {
+		r.Version = record.Version
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, RunsFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

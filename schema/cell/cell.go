@@ -1,0 +1,282 @@
+// Package cell defines the matrix cell of a run and the table of its axes:
+// every stage (plan, replay cassettes, case `when` overrides, reports,
+// diffs, the agent's replay key) names, formats, parses and orders axis
+// values through this table, so adding an axis is one entry in Axes plus
+// its field in Cell and the schema.
+//
+// It also holds the one selector language that picks cells (see Pattern):
+// `toolward run --filter`, a cassette run's `when` and a case's `when`
+// entries all match with it.
+//
+// The package imports only the standard library, so that analysis
+// (report, diff, score) can use it without linking CUE or the runtime.
+package cell
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Cell is the matrix cell of a run: one value per axis. Its JSON form is
+// the "cell" object of a run record (runs.jsonl); changing it is a format
+// change.
+type Cell struct {
+	Model        string  `json:"model"`
+	Seed         int     `json:"seed"`
+	Temperature  float64 `json:"temperature"`
+	Tools        string  `json:"tools"`      // tool subset name, e.g. "needed", "n16", "all"
+	ToolCount    int     `json:"tool_count"` // tools actually offered; not an axis (it follows from the subset)
+	Confirm      string  `json:"confirm"`    // "auto", "approve", "deny"
+	Descriptions string  `json:"descriptions"`
+}
+
+// Axis names.
+const (
+	Model        = "model"
+	Seed         = "seed"
+	Temperature  = "temperature"
+	Tools        = "tools"
+	Confirm      = "confirm"
+	Descriptions = "descriptions"
+)
+
+// Axis describes one axis of the matrix.
+type Axis struct {
+	// Name is the axis name in configs, filters, cassettes, case `when`
+	// entries, record JSON and reports.
+	Name string
+	// Short is the label reports use in compact cell names ("temp").
+	Short string
+	// Numeric axes hold numbers: patterns compare by value ("0.70"
+	// selects 0.7) and values order numerically.
+	Numeric bool
+	// Scoring is set for the axes a case `when` entry may select on.
+	// The seed is not one: a verdict must not depend on which repetition
+	// of a cell produced the trace.
+	Scoring bool
+	// Known lists values in their report order ("auto" before "approve"
+	// before "deny"); values not listed follow, in lexical order.
+	Known []string
+
+	get func(*Cell) string
+	set func(*Cell, string) error
+}
+
+// Axes is the table of axes, in record order (model, seed, temperature,
+// tools, confirm, descriptions). The plan schedules in its own order,
+// with the case axis after the model; see schema/plan.
+var Axes = []*Axis{
+	{Name: Model, Short: "model", Scoring: true,
+		get: func(c *Cell) string { return c.Model },
+		set: func(c *Cell, s string) error { c.Model = s; return nil }},
+	{Name: Seed, Short: "seed", Numeric: true,
+		get: func(c *Cell) string { return strconv.Itoa(c.Seed) },
+		set: func(c *Cell, s string) (err error) { c.Seed, err = strconv.Atoi(s); return err }},
+	{Name: Temperature, Short: "temp", Numeric: true, Scoring: true,
+		get: func(c *Cell) string { return FormatFloat(c.Temperature) },
+		set: func(c *Cell, s string) (err error) { c.Temperature, err = strconv.ParseFloat(s, 64); return err }},
+	{Name: Tools, Short: "tools", Scoring: true,
+		get: func(c *Cell) string { return c.Tools },
+		set: func(c *Cell, s string) error { c.Tools = s; return nil }},
+	{Name: Confirm, Short: "confirm", Scoring: true, Known: []string{"auto", "approve", "deny"},
+		get: func(c *Cell) string { return c.Confirm },
+		set: func(c *Cell, s string) error { c.Confirm = s; return nil }},
+	{Name: Descriptions, Short: "desc", Scoring: true, Known: []string{"default"},
+		get: func(c *Cell) string { return c.Descriptions },
+		set: func(c *Cell, s string) error { c.Descriptions = s; return nil }},
+}
+
+// Lookup returns the axis named name, or nil.
+func Lookup(name string) *Axis {
+	for _, a := range Axes {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// Names returns the axis names in table order.
+func Names() []string {
+	out := make([]string, len(Axes))
+	for i, a := range Axes {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// ScoringNames returns the names of the axes a case `when` entry may
+// select on, in table order.
+func ScoringNames() []string {
+	var out []string
+	for _, a := range Axes {
+		if a.Scoring {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Format returns the value of the axis in c as every stage spells it.
+func (a *Axis) Format(c Cell) string { return a.get(&c) }
+
+// Parse sets the axis in c from its formatted value s; it fails only for
+// a numeric axis whose s is not a number of its kind.
+func (a *Axis) Parse(c *Cell, s string) error {
+	if err := a.set(c, s); err != nil {
+		return fmt.Errorf("cell: %s %q: want a number", a.Name, s)
+	}
+	return nil
+}
+
+// Compare orders two formatted values of the axis: numerically on a
+// numeric axis, by Known then lexically otherwise.
+func (a *Axis) Compare(x, y string) int {
+	if a.Numeric {
+		fx, errx := strconv.ParseFloat(x, 64)
+		fy, erry := strconv.ParseFloat(y, 64)
+		if errx == nil && erry == nil {
+			return cmp.Or(cmp.Compare(fx, fy), cmp.Compare(x, y))
+		}
+	}
+	return cmp.Or(cmp.Compare(a.rank(x), a.rank(y)), cmp.Compare(x, y))
+}
+
+// rank is the position of v in Known ("" counts as the first known
+// value, the schema's default), len(Known) for any other value.
+func (a *Axis) rank(v string) int {
+	if v == "" && len(a.Known) > 0 {
+		return 0
+	}
+	for i, k := range a.Known {
+		if k == v {
+			return i
+		}
+	}
+	return len(a.Known)
+}
+
+// Value returns the formatted value of the named axis, "" for an unknown
+// name.
+func (c Cell) Value(axis string) string {
+	if a := Lookup(axis); a != nil {
+		return a.Format(c)
+	}
+	return ""
+}
+
+// Values returns every axis of c by name, formatted: the replay key of a
+// model request (engine/backend.Key).
+func (c Cell) Values() map[string]string {
+	m := make(map[string]string, len(Axes))
+	for _, a := range Axes {
+		m[a.Name] = a.Format(c)
+	}
+	return m
+}
+
+// With returns c with the named axis set from its formatted value.
+func (c Cell) With(axis, v string) (Cell, error) {
+	a := Lookup(axis)
+	if a == nil {
+		return c, fmt.Errorf("cell: unknown axis %q (want one of %s)", axis, strings.Join(Names(), ", "))
+	}
+	err := a.Parse(&c, v)
+	return c, err
+}
+
+// Pool returns c with the named axes and the tool count set to their zero
+// values, so that cells differing only there compare equal (a report
+// pools seeds).
+func (c Cell) Pool(axes ...string) Cell {
+	var zero Cell
+	for _, name := range axes {
+		if a := Lookup(name); a != nil {
+			_ = a.set(&c, a.get(&zero))
+		}
+	}
+	c.ToolCount = 0
+	return c
+}
+
+// String names the cell on one line, every axis in table order as
+// name=value, e.g. "model=qwen3:0.6b seed=1 temperature=0 tools=n16
+// confirm=deny descriptions=default".
+func (c Cell) String() string { return Join(c, " ", "=", false, Names()...) }
+
+// Join formats the named axes of c as name<eq>value separated by sep,
+// with each axis's Short label when short is set. An axis whose value is
+// "" is left out.
+func Join(c Cell, sep, eq string, short bool, axes ...string) string {
+	var b strings.Builder
+	for _, name := range axes {
+		a := Lookup(name)
+		if a == nil {
+			continue
+		}
+		v := a.Format(c)
+		if v == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(sep)
+		}
+		if short {
+			b.WriteString(a.Short)
+		} else {
+			b.WriteString(a.Name)
+		}
+		b.WriteString(eq)
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// Compare orders cells axis by axis in the given order (every axis in
+// table order when none is given), each by Axis.Compare.
+func Compare(x, y Cell, axes ...string) int {
+	list := Axes
+	if len(axes) > 0 {
+		list = make([]*Axis, 0, len(axes))
+		for _, n := range axes {
+			if a := Lookup(n); a != nil {
+				list = append(list, a)
+			}
+		}
+	}
+	for _, a := range list {
+		if c := a.Compare(a.Format(x), a.Format(y)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// FormatFloat formats a number the way ids, filters, cassettes and
+// reports spell it: the shortest representation that round-trips ("0",
+// "0.7").
+func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// Label is the one-line name reports give a cell: the model, then every
+// other axis in table order as Short=value ("-" for none), the seed last;
+// the axes named in pooled are left out.
+func Label(c Cell, pooled ...string) string {
+	parts := []string{c.Model}
+	for _, a := range Axes {
+		if a.Name == Model || a.Name == Seed || slices.Contains(pooled, a.Name) {
+			continue
+		}
+		v := a.Format(c)
+		if v == "" {
+			v = "-"
+		}
+		parts = append(parts, a.Short+"="+v)
+	}
+	if !slices.Contains(pooled, Seed) {
+		parts = append(parts, "seed="+strconv.Itoa(c.Seed))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,239 @@
+// Package record defines the run record, one line of runs.jsonl, and reads
+// and writes streams of them.
+//
+// A record is self-contained: scoring, reports and diffs are computed from
+// records alone, never from a model or a server. Readers stream records in
+// the manner of bufio.Scanner (Scan/Record/Err); a line that does not parse
+// is reported as a *SyntaxError and skipped, never an abort, so a truncated
+// last line left by a crash costs one run, not the file. A line longer than
+// MaxLineBytes is such a line too. Writers bound what a record keeps
+// (MaxFieldBytes per string, MaxRecordBytes per record; see Marshal).
+package record
+
+import (
+	"time"
+
+	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
+)
+
+// Version is the format version written in every record. Readers accept
+// records with Version <= this.
+//
+// Version 2 (this one): run ids hash the case's run digest (what the model
+// sees) instead of its whole content; a record carries the digest of the
+// scoring rules that judged it (Rules) and whether the loop ran out of
+// turns (Trace.OutOfTurns), so that it can be re-scored from the record
+// alone. A version 1 record read back gets OutOfTurns from its reasons (a
+// version 1 run that ran out of turns always failed with max_iterations)
+// and no Rules.
+const Version = 2
+
+// Outcome values.
+const (
+	Pass  = "pass"  // the scorer accepted the trace
+	Fail  = "fail"  // the scorer rejected it; Reasons say why
+	Error = "error" // infrastructure failure; never a model failure
+)
+
+// KnownOutcome reports whether s is Pass, Fail or Error.
+func KnownOutcome(s string) bool { return s == Pass || s == Fail || s == Error }
+
+// Record is one finished run.
+type Record struct {
+	Version int      `json:"version"`
+	ID      string   `json:"id"`   // deterministic hash of (case id, case run digest, cell)
+	Case    string   `json:"case"` // case id
+	Tags    []string `json:"tags,omitempty"`
+	Cell    Cell     `json:"cell"`
+
+	Outcome string            `json:"outcome"`           // Pass | Fail | Error
+	Reasons []matchers.Reason `json:"reasons,omitempty"` // for Fail
+	Error   *InfraError       `json:"error,omitempty"`   // for Error
+	// Rules is the digest of the scoring rules that judged the trace (the
+	// case's expectation, the text-call families and the scorer's
+	// version; see package matchers/score); "" for an error record, and for
+	// a version 1 record.
+	Rules string `json:"rules,omitempty"`
+	// Attempts counts tries, 1 when the first succeeded; infrastructure
+	// errors are retried up to the config's limit.
+	Attempts int `json:"attempts"`
+
+	Trace  Trace  `json:"trace"`
+	Tokens Tokens `json:"tokens"`
+	// State is what the case's state probes (expect.state) saw after the
+	// conversation; nil when the run's cell has none.
+	State *State `json:"state,omitempty"`
+
+	Started  time.Time `json:"started"`
+	Duration Millis    `json:"duration_ms"`
+
+	// Truncated lists the values stored only in part because they were
+	// longer than MaxFieldBytes (or the record than MaxRecordBytes);
+	// scoring saw them whole.
+	Truncated []Truncation `json:"truncated,omitempty"`
+}
+
+// Cell is the matrix cell of a run: one value per axis. It is
+// schema/cell's Cell, whose JSON form is the record's "cell" object.
+type Cell = cell.Cell
+
+// InfraError describes an infrastructure failure: the backend, the MCP
+// server, or a timeout, as opposed to a model mistake.
+type InfraError struct {
+	Kind    string `json:"kind"`    // backend | model_missing | mcp | timeout | cassette_miss | internal
+	Message string `json:"message"` // what happened, for a person
+}
+
+// Trace is everything the run did, in order.
+type Trace struct {
+	Offered []string `json:"offered"` // tool names offered to the model, in the order offered
+	Turns   []Turn   `json:"turns"`
+	Calls   []Call   `json:"calls"`
+	Answer  string   `json:"answer"` // final assistant content ("" when none)
+	// TextCalls are the tool calls the model wrote as text in its turns
+	// (call-shaped markup the server did not parse), as the scorer found
+	// them in the whole turn contents. A re-score recomputes them from
+	// Turns (matchers.FindTextCalls); a turn stored in part (Truncated)
+	// may then hide some.
+	TextCalls []matchers.TextCall `json:"text_calls,omitempty"`
+	// OutOfTurns is set when the loop stopped at limits.max_iterations
+	// without a final answer, which fails the run whatever its calls.
+	OutOfTurns bool `json:"out_of_turns,omitempty"`
+}
+
+// Turn is one model reply.
+type Turn struct {
+	Content   string `json:"content,omitempty"`
+	Thinking  string `json:"thinking,omitempty"`
+	ToolCalls int    `json:"tool_calls"` // calls requested in this turn; see Trace.Calls
+	Tokens    Tokens `json:"tokens"`
+	Latency   Millis `json:"latency_ms"`
+	// DoneReason is the backend's stop reason when it gives one.
+	DoneReason string `json:"done_reason,omitempty"`
+	// Host is the model host that served the turn (its base URL), for a
+	// backend with hosts; "" for replay.
+	Host string `json:"host,omitempty"`
+}
+
+// Call is one tool call the model attempted.
+type Call struct {
+	Turn int            `json:"turn"` // index into Trace.Turns
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args,omitempty"` // nil when the arguments were not an object
+	// RawArgs holds the arguments as the model sent them when they were
+	// not a JSON object.
+	RawArgs    string `json:"raw_args,omitempty"`
+	Malformed  bool   `json:"malformed,omitempty"`
+	NotOffered bool   `json:"not_offered,omitempty"`
+	// NotExecuted says why toolward did not send a well-formed call to an
+	// offered tool to the server: "" when it did, NotExecutedTurnLimit
+	// for a call past the calls one turn may execute. The model got an
+	// error result; the call still counts as attempted.
+	NotExecuted string `json:"not_executed,omitempty"`
+	// Confirm is the simulated user's decision: "" (no gate), "approved"
+	// or "denied". Elicitation requests made by the server during the
+	// call are recorded in Elicitations.
+	Confirm      string   `json:"confirm,omitempty"`
+	Elicitations []string `json:"elicitations,omitempty"` // "accept" | "decline" per request
+	Result       string   `json:"result"`                 // text given back to the model
+	Structured   any      `json:"structured,omitempty"`   // MCP structuredContent
+	IsError      bool     `json:"is_error,omitempty"`
+	Latency      Millis   `json:"latency_ms"`
+}
+
+// State is what the harness's state probes saw after a run, on the run's
+// server session, and what they are compared with.
+type State struct {
+	// Digest identifies what the probes measured (package engine/score,
+	// Rules.ProbeDigest): the probe calls and, for equals probes, the
+	// calls replayed to give the state compared with. Stored results are
+	// judged again only while the case's probes still have this digest;
+	// an edited probe call makes them stale, and the run runs again.
+	Digest string  `json:"digest"`
+	Probes []Probe `json:"probes"`
+}
+
+// Probe is one state probe's call and result.
+type Probe struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args,omitempty"`
+	// Got is the probe's result after the run.
+	Got ProbeValue `json:"got"`
+	// Want, for an equals probe, is the same probe's result on a fresh
+	// server after the golden's calls (equals: golden) or none (equals:
+	// initial).
+	Want *ProbeValue `json:"want,omitempty"`
+}
+
+// ProbeValue is one probe call's result: the structured content, else
+// the text decoded as JSON when it is JSON, else the text.
+type ProbeValue struct {
+	Value   any  `json:"value"`
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// Scored converts the probe results into what the scorer sees.
+func (s *State) Scored() []matchers.ProbeResult {
+	if s == nil {
+		return nil
+	}
+	out := make([]matchers.ProbeResult, len(s.Probes))
+	for i, p := range s.Probes {
+		out[i] = matchers.ProbeResult{Value: p.Got.Value, IsError: p.Got.IsError}
+		if p.Want != nil {
+			out[i].Want = &matchers.ProbeResult{Value: p.Want.Value, IsError: p.Want.IsError}
+		}
+	}
+	return out
+}
+
+// NotExecutedTurnLimit is Call.NotExecuted for a call past the number of
+// calls of one turn the agent executes (engine/agent.DefaultMaxCallsPerTurn).
+const NotExecutedTurnLimit = "turn_call_limit"
+
+// Tokens counts prompt (in) and generated (out) tokens.
+type Tokens struct {
+	In  int `json:"in"`
+	Out int `json:"out"`
+}
+
+// Millis is a duration stored as float milliseconds.
+type Millis float64
+
+// FromDuration converts a time.Duration.
+func FromDuration(d time.Duration) Millis { return Millis(float64(d) / float64(time.Millisecond)) }
+
+// Duration converts back.
+func (m Millis) Duration() time.Duration {
+	return time.Duration(float64(m) * float64(time.Millisecond))
+}
+
+// Scored converts the trace into what the scorer sees.
+func (t Trace) Scored() matchers.Trace {
+	out := matchers.Trace{Answer: t.Answer, Calls: make([]matchers.Call, len(t.Calls)), Turns: make([]string, len(t.Turns))}
+	for i, tu := range t.Turns {
+		out.Turns[i] = tu.Content
+	}
+	for i, c := range t.Calls {
+		out.Calls[i] = matchers.Call{
+			Tool: c.Tool, Args: c.Args, Malformed: c.Malformed,
+			NotOffered: c.NotOffered, Denied: c.Confirm == "denied", IsError: c.IsError, Turn: c.Turn,
+		}
+	}
+	return out
+}
+
+// upgrade fills in what a record of an older format version does not
+// store, from what it does.
+func (r *Record) upgrade() {
+	if r.Version >= 2 || r.Outcome != Fail {
+		return
+	}
+	for _, re := range r.Reasons {
+		if re.Code == matchers.ReasonMaxIterations {
+			r.Trace.OutOfTurns = true
+			return
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package results
+
+import (
+	"io"
+	"path/filepath"
+
+	"github.com/toolward/toolward/schema/record"
+)
+
+// EachRecord calls fn for every line of dir/runs.jsonl, in order: with
+// the record, or with the *record.SyntaxError of a line that is not one
+// (the record is then nil). A missing runs.jsonl has no lines. An error
+// from fn stops the walk and is returned. It applies no de-duplication:
+// readers of results use Runs.
+func EachRecord(dir string, fn func(*record.Record, error) error) error {
+	return eachRecord(dir, fn)
+}
+
+// MaxBadKept bounds the unreadable lines whose errors ReadStats keeps
+// (it counts them all).
+const MaxBadKept = 10
+
+// ReadStats says what Runs passed over.
+type ReadStats struct {
+	Records    int // records given to fn: one per run id
+	Duplicates int // further records of a run id (see Runs)
+	Unknown    int // of Records, those whose outcome is not pass, fail or error
+	BadLines   int // lines that are not records (a crash mid-write, typically)
+	// Bad holds the *record.SyntaxError of the first MaxBadKept bad
+	// lines, in order.
+	Bad []error
+}
+
+// Runs streams the runs of dir/runs.jsonl (of each dir in turn, read as
+// one stream when there are several) to fn, one record per run id, in
+// the order the chosen records appear. It is the one reader of results:
+// resume (Compact), merge, report, diff and score all read through it,
+// so they agree on which record stands for a run.
+//
+// The de-duplication rule: a run id is represented by its first pass or
+// fail record (a verdict); a run with none is represented by its first
+// record of any other outcome (error, or one this version does not
+// know). Every other record of the id is a duplicate and is skipped. A
+// verdict thus always beats an infrastructure error, whatever their
+// order, and of two verdicts the first written is kept: resume appends
+// only runs it did not have, so a second verdict for an id comes from
+// concatenated or doubly written files, never from a deliberate re-run
+// (re-scoring writes a new directory, see toolward score).
+//
+// What a consumer does with a record that is not a verdict is its own
+// policy: resume runs it again, report counts it as an error, merge
+// copies an error record and drops one of unknown outcome. Unreadable
+// lines are skipped and counted. A missing runs.jsonl has no runs. An
+// error from fn stops the read and is returned.
+//
+// The files are read twice (the first pass notes which ids have a
+// verdict); memory is proportional to the number of run ids.
+func Runs(fn func(*record.Record) error, dirs ...string) (*ReadStats, error) {
+	judged := map[string]bool{}
+	for _, d := range dirs {
+		err := eachRecord(d, func(rec *record.Record, err error) error {
+			if err == nil && verdict(rec) {
+				judged[rec.ID] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	st := &ReadStats{}
+	kept := make(map[string]bool, len(judged))
+	for _, d := range dirs {
+		err := eachRecord(d, func(rec *record.Record, err error) error {
+			switch {
+			case err != nil:
+				st.BadLines++
+				if len(st.Bad) < MaxBadKept {
+					st.Bad = append(st.Bad, err)
+				}
+				return nil
+			case kept[rec.ID] || (!verdict(rec) && judged[rec.ID]):
+				st.Duplicates++
+				return nil
+			}
+			kept[rec.ID] = true
+			st.Records++
+			if !record.KnownOutcome(rec.Outcome) {
+				st.Unknown++
+			}
+			return fn(rec)
+		})
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// CheckRuns returns the error of opening dir/runs.jsonl (an
+// *fs.PathError naming the file), nil when it opens: for readers to which
+// a missing file is a mistake, since Runs reads it as empty. Anything but
+// a regular file (a named pipe, a device) is refused without opening it,
+// as Runs refuses it.
+func CheckRuns(dir string) error {
+	f, err := openRuns(filepath.Join(dir, RunsFile))
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// verdict reports whether rec is a pass or fail record.
+func verdict(rec *record.Record) bool {
+	return rec.Outcome == record.Pass || rec.Outcome == record.Fail
+}
+
+// WriteRuns writes dir/runs.jsonl atomically with the records fill puts,
+// each as it is (the format version it carries is kept), within
+// record.MaxRecordBytes.
+func WriteRuns(dir string, fill func(put func(*record.Record) error) error) error {
+	return writeAtomic(filepath.Join(dir, RunsFile), func(w io.Writer) error {
+		return fill(func(rec *record.Record) error { return writeLine(w, rec) })
+	})
+}
