@@ -84,6 +84,10 @@ type Result struct {
 	Ran     int64 // runs finished by this call
 	// Outcomes of the runs finished by this call.
 	Pass, Fail, Errors int64
+	// Unretryable counts the Errors that a retry cannot fix (a cassette
+	// miss, a rejected request, a tool the server lacks): resuming sends
+	// the same and fails the same way.
+	Unretryable int64
 	// Interrupted is set when Stop or the context ended the job early;
 	// the job can be resumed from Dir.
 	Interrupted bool

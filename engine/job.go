@@ -124,6 +124,7 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		rec.Outcome = record.Error
 		rec.Attempts = 1
 		rec.Error = &record.InfraError{Kind: "mcp", Message: err.Error()}
+		atomic.AddInt64(&j.res.Unretryable, 1) // the server's tools do not change on a retry
 		j.finish(rec, started)
 		return
 	}
@@ -149,6 +150,9 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		if !retry || attempt >= maxAttempts {
 			rec.Outcome = record.Error
 			rec.Error = ie
+			if !retry {
+				atomic.AddInt64(&j.res.Unretryable, 1)
+			}
 			if out != nil {
 				rec.Trace, rec.Tokens = out.Trace, out.Tokens
 			}

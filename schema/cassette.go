@@ -567,6 +567,22 @@ func CheckCassettes(cs []*Cassette, cases []*Case) Errors {
 	return errs
 }
 
+// UncoveredCases returns the cases that no cassette in cs answers for:
+// replaying them fails every run as a cassette miss.
+func UncoveredCases(cs []*Cassette, cases []*Case) []*Case {
+	have := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		have[c.Case] = true
+	}
+	var out []*Case
+	for _, c := range cases {
+		if !have[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func isYAMLFile(p string) bool {
 	ext := strings.ToLower(filepath.Ext(p))
 	return ext == ".yaml" || ext == ".yml"

@@ -239,8 +239,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	case res.Interrupted:
 		fmt.Fprintf(stderr, "toolward run: stopped with %d of %d runs not done; continue with:\n  %s\n", res.Remaining(), res.Planned, resumeHint)
 		return 1
+	case res.Errors > 0 && res.Unretryable == res.Errors:
+		// Resuming would send the same requests and fail the same way.
+		fmt.Fprintf(stderr, "toolward run: %d runs ended in infrastructure errors that a retry cannot fix (see the errors in the report)\n", res.Errors)
+		return 1
 	case res.Errors > 0:
-		fmt.Fprintf(stderr, "toolward run: %d runs ended in infrastructure errors (see the report); retry them with:\n  %s\n", res.Errors, resumeHint)
+		also := ""
+		if res.Unretryable > 0 {
+			also = fmt.Sprintf(" (%d of them a retry cannot fix: see the report)", res.Unretryable)
+		}
+		fmt.Fprintf(stderr, "toolward run: %d runs ended in infrastructure errors%s; retry them with:\n  %s\n", res.Errors, also, resumeHint)
 		return 1
 	}
 	return code

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolward/toolward/engine/cell"
+	"github.com/toolward/toolward/engine/plan"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -128,10 +130,51 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 		// Unknown ids are only told apart from cases that failed to load
 		// once the config's case files are clean.
 		if mine, ok := configCases(cfg, cases, cerrs); ok {
-			v.errs = append(v.errs, schema.CheckCassettes(cs, mine)...)
+			unknown := schema.CheckCassettes(cs, mine)
+			v.errs = append(v.errs, unknown...)
+			// A cassette that does not load, or names a case wrongly, is
+			// likely the missing one: reported as that, not twice.
+			if len(errs) > 0 || len(unknown) > 0 {
+				continue
+			}
+			for _, c := range schema.UncoveredCases(cs, filterCases(cfg, mine)) {
+				v.errs = append(v.errs, &schema.Error{File: cfg.File, Path: "backend.replay",
+					Msg: fmt.Sprintf("case %s (%s:%d) has no cassette in %s: every run of it would fail as cassette_miss; "+
+						"write one (case: %s), or record one with toolward run CONFIG --record DIR against a real model", c.ID, c.File, c.Line, dir, c.ID)})
+			}
 		}
 	}
 	return sum, v.errs.Sort()
+}
+
+// filterCases returns the cases the config's own filters (case= and
+// tag=) keep; a filter that does not parse keeps everything (the config
+// check reports it).
+func filterCases(cfg *schema.Config, cases []*schema.Case) []*schema.Case {
+	var fs []plan.Filter
+	for _, s := range cfg.Filter {
+		f, err := plan.ParseFilter(s)
+		if err != nil {
+			return cases
+		}
+		fs = append(fs, f)
+	}
+	for _, f := range plan.Merge(fs) {
+		if f.Key != plan.AxisCase && f.Key != "tag" {
+			continue
+		}
+		sel, err := cell.NewSelector(f.Key, f.Globs...)
+		if err != nil {
+			return cases
+		}
+		cases = slices.DeleteFunc(slices.Clone(cases), func(c *schema.Case) bool {
+			if f.Key == "tag" {
+				return !slices.ContainsFunc(c.Tags, sel.Match)
+			}
+			return !sel.Match(c.ID)
+		})
+	}
+	return cases
 }
 
 // ollamaGoldens checks the goldens of the cases of a config on the

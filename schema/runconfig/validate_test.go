@@ -129,3 +129,20 @@ func TestCheckOllamaGoldens(t *testing.T) {
 		t.Errorf("ollama: got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestCheckReplayCaseWithoutCassette: a replay config with a case no
+// cassette answers for is a validate error at the config (at run time
+// every run of it would be a cassette_miss).
+func TestCheckReplayCaseWithoutCassette(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"suite/a.yaml":  "id: a\nprompt: p\nexpect: {no_calls: true}\n---\nid: b\nprompt: p\nexpect: {no_calls: true}\n",
+		"tapes/a.yaml":  "case: a\nruns: [{turns: [{content: ok}]}]\n",
+		"configs/c.cue": "name: \"c\"\ncases: [\"suite/a.yaml\"]\nserver: builtin: {}\nbackend: replay: \"tapes\"\nmatrix: models: [\"m\"]\n",
+	})
+	t.Chdir(dir)
+	_, errs := Check([]string{"configs/c.cue"})
+	want := "configs/c.cue: backend.replay: case b (suite/a.yaml:5) has no cassette in tapes: every run of it would fail as cassette_miss"
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
+		t.Errorf("got %q\nwant one error starting %q", errs.Lines(), want)
+	}
+}
