@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolward/toolward/engine/cell"
-	"github.com/toolward/toolward/engine/plan"
+	"github.com/toolward/toolward/schema/cell"
+	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema"
 )
 
