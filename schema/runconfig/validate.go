@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
-	"github.com/toolward/toolward/schema"
 )
 
 // Validate checks case files (*.yaml, *.yml), cassette files and run
