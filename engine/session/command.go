@@ -2,11 +2,8 @@ package session
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"regexp"
 	"runtime"
 	"slices"
@@ -67,23 +64,6 @@ func inherited(name string) bool {
 // waitDelay bounds how long closing a command server waits for its stderr
 // to reach EOF after the process exited (a grandchild may hold it open).
 const waitDelay = 2 * time.Second
-
-// commandFunc builds the exec.Cmd of a command server: its environment
-// from CommandEnv (ignoring the transport's own, which would add all of
-// os.Environ), its stderr into w, in a process group of its own that dies
-// with toolward where the OS allows (setProcAttr). The command is kept in
-// *built, for killGroup.
-func commandFunc(srv schema.Server, w io.Writer, built **exec.Cmd) func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
-	return func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, command, args...)
-		cmd.Env = CommandEnv(srv, os.Environ())
-		cmd.Stderr = w
-		cmd.WaitDelay = waitDelay
-		setProcAttr(cmd)
-		*built = cmd
-		return cmd, nil
-	}
-}
 
 // Limits of the stderr quoted in a start-up error.
 const (

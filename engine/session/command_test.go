@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/toolward/toolward/fixtures/fakes/hostilemcp"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -24,6 +25,10 @@ import (
 const roleEnv = "TOOLWARD_SESSION_TEST_ROLE"
 
 func TestMain(m *testing.M) {
+	if mode, ok := strings.CutPrefix(os.Getenv(roleEnv), "hostile:"); ok {
+		hostilemcp.Stdio(mode, os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
 	switch os.Getenv(roleEnv) {
 	case "env":
 		var calls atomic.Int64

@@ -24,14 +24,28 @@
 //     connection's initialize handshake is bounded by
 //     Options.HandshakeTimeout (the engine passes limits.call_timeout).
 //   - url: streamable HTTP, pooled the same way, with the configured
-//     headers on every request.
+//     headers on every request. Each connection makes the initialize
+//     handshake (protocol 2025-11-25 at most) and opens the GET stream
+//     when the server offers it, so that requests the server sends there
+//     (elicitation) are answered.
+//
+// What a command or url server sends passes through a bounding layer
+// under mcp-go's transports (wire.go): each message is bounded
+// (MaxMessage) and must be one JSON-RPC object, and a stdio server may
+// have at most MaxPending of its own requests waiting for an answer.
+// A fault there fails the call in flight at once, with the fault (a
+// *LimitError or *ProtocolError) in the *Error, rather than leaving
+// mcp-go to read without bound or drop the message and wait. A stdio
+// server's answer to server/discover counts only when it lists
+// supportedVersions; otherwise the client falls back to initialize.
 //
 // Runs against a foreign server (command or url) are therefore NOT
 // isolated from each other: whatever state the server keeps per process or
 // per connection is seen by later runs on the same connection. Only the
 // builtin server guarantees a fresh sandbox per run.
 //
-// Tools are listed once per Source, every page, and cached (the list of a
+// Tools are listed once per Source, every page (within MaxListPages,
+// MaxListTools and MaxListBytes), and cached (the list of a
 // server does not change during a job), with the server's Info from the
 // handshake. A name listed more than once is offered once, as its first
 // listing; Source.Duplicates names them for a warning. Session.Call
@@ -52,7 +66,8 @@
 // "invalid params" JSON-RPC error is the model's fault (bad arguments) and
 // also goes back as an error result. Anything else (transport failures,
 // other protocol errors, a call timeout) is an infrastructure error, an
-// *Error. A stdio server that exits or closes its stdout fails the call
+// *Error. A call is over at its timeout whatever it is doing, decoding a
+// long answer included. A stdio server that exits or closes its stdout fails the call
 // in flight at once (Kind "mcp", wrapping transport.ErrTransportClosed),
 // without waiting for the call timeout.
 package session

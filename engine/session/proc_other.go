@@ -12,3 +12,6 @@ func setProcAttr(*exec.Cmd) {}
 
 // killGroup does nothing here; closing a connection ends the server itself.
 func killGroup(*exec.Cmd) {}
+
+// terminate ends a command server (SIGTERM is not portable).
+func terminate(cmd *exec.Cmd) { _ = cmd.Process.Kill() }

@@ -3,10 +3,12 @@ package session
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os/exec"
 	"strings"
@@ -79,6 +81,9 @@ type Options struct {
 	// hung server costs that long per run rather than the run timeout;
 	// 0 means none. Open's own connection is bounded by Open's context.
 	HandshakeTimeout time.Duration
+	// Limits bound what a command or url server may send (see MaxMessage
+	// and the constants next to it); zero fields mean those values.
+	Limits Limits
 }
 
 // Source is one MCP server for the length of a job. It is safe for
@@ -105,6 +110,7 @@ type conn struct {
 	hello  *mcp.InitializeResult // the server's answer to initialize
 	stderr *stderrHead           // nil unless a command server
 	cmd    *exec.Cmd             // the subprocess of a command server, else nil
+	wire   *wire                 // nil for the builtin server
 }
 
 // close ends the connection. A broken one's command server is killed
@@ -116,9 +122,41 @@ func (c *conn) close(broken bool) error {
 	if broken {
 		killGroup(c.cmd)
 	}
-	err := c.c.Close()
+	err := c.c.Close() // for a command server: closes its stdin
+	if c.cmd != nil {
+		if werr := reap(c.cmd); err == nil {
+			err = werr
+		}
+	}
 	killGroup(c.cmd)
 	return err
+}
+
+// Graceful close of a command server: after its stdin closes it has
+// gracefulExit to exit, then SIGTERM and termExit more, then SIGKILL.
+const (
+	gracefulExit = 2 * time.Second
+	termExit     = 3 * time.Second
+)
+
+// reap waits for a command server to exit, ending it if it does not.
+func reap(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(gracefulExit):
+	}
+	terminate(cmd)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(termExit):
+	}
+	killGroup(cmd)
+	_ = cmd.Process.Kill()
+	return <-done
 }
 
 // Info is what a server says about itself in the initialize handshake.
@@ -168,9 +206,11 @@ func withStderr(err error, h *stderrHead) error {
 
 // list fills the source's tools from the server's listing.
 func (s *Source) list(ctx context.Context, c *conn) error {
-	// ListTools follows pagination cursors (and refuses a cursor loop).
-	lt, err := c.c.ListTools(ctx, mcp.ListToolsRequest{})
+	all, err := s.listPages(ctx, c)
 	if err != nil {
+		if f := c.wire.fault(); f != nil {
+			err = f
+		}
 		return &Error{Kind: "mcp", Msg: "listing tools of " + s.describe(), Err: err}
 	}
 	// TODO: the input schema is what mcp-go's client decoded: its
@@ -182,7 +222,7 @@ func (s *Source) list(ctx context.Context, c *conn) error {
 	// *transport.StreamableHTTP (which keeps their optional interfaces)
 	// that records it; the Ollama conversion would then have to carry
 	// draft-07 definitions too.
-	s.listed, s.dups = firstOfEachName(lt.Tools)
+	s.listed, s.dups = firstOfEachName(all)
 	s.gated = make(map[string]bool, len(s.listed))
 	for _, t := range s.listed {
 		schema := t.RawInputSchema
@@ -198,6 +238,44 @@ func (s *Source) list(ctx context.Context, c *conn) error {
 		s.tools = append(s.tools, toolset.Tool{Name: t.Name, Description: t.Description, InputSchema: schema, Gated: g})
 	}
 	return nil
+}
+
+// listPages follows tools/list pagination cursors within Limits: pages,
+// tools and bytes in all; a cursor seen before is a loop.
+func (s *Source) listPages(ctx context.Context, c *conn) ([]mcp.Tool, error) {
+	lim := s.opts.Limits.withDefaults()
+	var start int64
+	if c.wire != nil {
+		start = c.wire.read.Load()
+	}
+	seen := map[[sha256.Size]byte]bool{}
+	var all []mcp.Tool
+	req := mcp.ListToolsRequest{}
+	for page := 1; ; page++ {
+		if page > lim.ListPages {
+			return nil, &LimitError{What: "tools/list pages", Limit: int64(lim.ListPages), Name: "session.MaxListPages"}
+		}
+		lt, err := c.c.ListToolsByPage(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, lt.Tools...)
+		if len(all) > lim.ListTools {
+			return nil, &LimitError{What: "tools listed", Limit: int64(lim.ListTools), Name: "session.MaxListTools"}
+		}
+		if c.wire != nil && c.wire.read.Load()-start > lim.ListBytes {
+			return nil, &LimitError{What: "one tools/list", Limit: lim.ListBytes, Name: "session.MaxListBytes"}
+		}
+		if lt.NextCursor == "" {
+			return all, nil
+		}
+		h := sha256.Sum256([]byte(lt.NextCursor))
+		if seen[h] {
+			return nil, fmt.Errorf("tools/list: the server repeated cursor %q (a pagination loop)", cut(printable(string(lt.NextCursor)), quoteLen))
+		}
+		seen[h] = true
+		req.Params.Cursor = lt.NextCursor
+	}
 }
 
 // firstOfEachName keeps the first tool of each name, in order, and
@@ -284,6 +362,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	var err error
 	var head *stderrHead
 	var cmd *exec.Cmd
+	var w *wire
 	srv := s.opts.Server
 	switch {
 	case srv.Builtin != nil:
@@ -293,11 +372,18 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	case len(srv.Command) > 0:
 		head = newStderrHead(s.opts.Stderr)
-		t := transport.NewStdioWithOptions(srv.Command[0], nil, srv.Command[1:], transport.WithCommandFunc(commandFunc(srv, head, &cmd)))
-		c = client.NewClient(t, opt)
+		w = newWire(s.opts.Limits)
+		var t *transport.Stdio
+		if t, cmd, err = startCommand(s.life, srv, head, w); err != nil {
+			return nil, s.startErr(&Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}, startup, head, false)
+		}
+		c = client.NewClient(&stdioConn{t}, opt)
 	default:
+		w = newWire(s.opts.Limits)
 		var t *transport.StreamableHTTP
-		t, err = transport.NewStreamableHTTP(srv.URL, transport.WithHTTPHeaders(srv.Headers))
+		t, err = transport.NewStreamableHTTP(srv.URL, transport.WithHTTPHeaders(srv.Headers),
+			transport.WithHTTPBasicClient(&http.Client{Transport: &roundTripper{w: w, base: http.DefaultTransport}}),
+			transport.WithHTTPLogger(quietLog), transport.WithContinuousListening())
 		if err == nil {
 			c = client.NewClient(t, opt)
 		}
@@ -311,7 +397,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		(&conn{c: c, cmd: cmd}).close(true)
 		return nil, s.startErr(&Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}, startup, head, false)
 	}
-	hello, err := s.initialize(ctx, c, startup)
+	hello, err := s.initialize(ctx, c, startup, w)
 	if err != nil {
 		// Closing waits for the subprocess, so its stderr is complete; a
 		// server that did not answer in time is killed, not waited for.
@@ -319,7 +405,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		(&conn{c: c, cmd: cmd}).close(errors.As(err, &se) && se.Kind == "timeout")
 		return nil, s.startErr(err, startup, head, true)
 	}
-	return &conn{c: c, h: h, hello: hello, stderr: head, cmd: cmd}, nil
+	return &conn{c: c, h: h, hello: hello, stderr: head, cmd: cmd, wire: w}, nil
 }
 
 // sendFailed is the prefix mcp-go's HTTP transport puts on a request it
@@ -350,7 +436,7 @@ func pathHint(raw string) string {
 
 // initialize makes the initialize handshake, within HandshakeTimeout
 // unless startup (Open's caller bounds the first connection).
-func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool) (*mcp.InitializeResult, error) {
+func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool, w *wire) (*mcp.InitializeResult, error) {
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "toolward", Version: cmp.Or(s.opts.ClientVersion, "dev")}
 	hctx := ctx
@@ -360,6 +446,9 @@ func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool)
 		defer cancel()
 	}
 	hello, err := c.Initialize(hctx, req)
+	if f := w.fault(); err != nil && f != nil {
+		return nil, &Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: f}
+	}
 	switch {
 	case err == nil:
 		return hello, nil
@@ -476,6 +565,7 @@ type Result struct {
 // error is an infrastructure failure (*Error); everything the model should
 // see, including tool errors, is in the Result.
 func (s *Session) Call(ctx context.Context, name string, args map[string]any, timeout time.Duration) (*Result, error) {
+	var err error
 	res := &Result{}
 	if s.mode != ConfirmAuto && s.src.gated[name] {
 		if s.mode == ConfirmDeny {
@@ -497,11 +587,39 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any, ti
 	req.Params.Arguments = args
 	s.c.h.begin(&res.Elicitations)
 	start := time.Now()
-	out, err := s.c.c.CallTool(cctx, req)
+	// The call runs apart so that it is over at the timeout whatever it
+	// is doing then, decoding a long answer included; the connection is
+	// then broken and closed, and the call's goroutine ends with it.
+	type answer struct {
+		out *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, err := s.c.c.CallTool(cctx, req)
+		if testAfterCall != nil {
+			testAfterCall()
+		}
+		done <- answer{out, err}
+	}()
+	var out *mcp.CallToolResult
+	select {
+	case a := <-done:
+		out, err = a.out, a.err
+	case <-cctx.Done():
+		err = cctx.Err()
+	}
 	res.Latency = time.Since(start)
 	s.c.h.end()
+	if err == nil && cctx.Err() != nil {
+		err = cctx.Err() // answered, but after the timeout
+	}
 	if err != nil {
+		f := s.c.wire.fault()
 		switch {
+		case f != nil:
+			s.broken = true
+			return nil, &Error{Kind: "mcp", Msg: "calling tool " + name + " on " + s.src.describe(), Retryable: true, Err: f}
 		case errors.Is(err, mcp.ErrInvalidParams):
 			// The server rejected the model's arguments: the model's
 			// mistake, shown to it like a tool error.
@@ -540,6 +658,10 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any, ti
 	}
 	return res, nil
 }
+
+// testAfterCall, when set (by tests), runs after each tool call returns
+// and before its answer is taken, standing for slow decoding.
+var testAfterCall func()
 
 // Close ends the session: a builtin session's connection is closed (its
 // sandbox goes with it); a pooled one goes back unless it failed.

@@ -1,0 +1,97 @@
+package session
+
+import (
+	"fmt"
+)
+
+// Bounds on what toolward reads from a command or url MCP server (the
+// builtin server is toolward's own and is not bounded). Going over one
+// fails the call or the listing in progress as an infrastructure error
+// (Kind "mcp") that names the limit, and the connection is dropped.
+const (
+	// MaxMessage is the size of one JSON-RPC message read from a server:
+	// one stdio line, one server-sent event (its data and other fields;
+	// comments are dropped as they come), or one JSON response body.
+	MaxMessage = 16 << 20
+	// MaxListPages is the number of tools/list pages followed.
+	MaxListPages = 1000
+	// MaxListTools is the number of tools listed, over all pages.
+	MaxListTools = 10_000
+	// MaxListBytes is what a whole tools/list may read, over all pages.
+	MaxListBytes = 64 << 20
+	// MaxPending is the number of server-to-client requests (elicitation,
+	// sampling, roots, ping) a stdio server may have sent that toolward
+	// has not answered yet. Answers go to the server's stdin, so a server
+	// that does not read it reaches this bound, instead of piling up
+	// requests and answers in toolward's memory.
+	MaxPending = 64
+)
+
+// Limits override the bounds above for one Source; a zero field means
+// the constant's value. Tests inject small ones.
+type Limits struct {
+	Message   int
+	ListPages int
+	ListTools int
+	ListBytes int64
+	Pending   int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Message <= 0 {
+		l.Message = MaxMessage
+	}
+	if l.ListPages <= 0 {
+		l.ListPages = MaxListPages
+	}
+	if l.ListTools <= 0 {
+		l.ListTools = MaxListTools
+	}
+	if l.ListBytes <= 0 {
+		l.ListBytes = MaxListBytes
+	}
+	if l.Pending <= 0 {
+		l.Pending = MaxPending
+	}
+	return l
+}
+
+// LimitError says that a server went over one of the bounds.
+type LimitError struct {
+	What  string // "one message", "tools/list pages", …
+	Limit int64
+	Name  string // the constant, e.g. "session.MaxMessage"
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the server went over toolward's limit of %s for %s (%s; see README, Limits)", amount(e.Limit, e.What), e.What, e.Name)
+}
+
+// amount prints a byte limit in MiB/KiB and counts as numbers.
+func amount(n int64, what string) string {
+	switch what {
+	case "one message", "one tools/list":
+		switch {
+		case n >= 1<<20 && n%(1<<20) == 0:
+			return fmt.Sprintf("%d MiB", n>>20)
+		case n >= 1<<10 && n%(1<<10) == 0:
+			return fmt.Sprintf("%d KiB", n>>10)
+		}
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+// ProtocolError says that a server sent something that is not a JSON-RPC
+// message where one had to be. Quote is the beginning of what it sent.
+type ProtocolError struct {
+	Msg   string
+	Quote string
+}
+
+func (e *ProtocolError) Error() string {
+	if e.Quote == "" {
+		return "the server sent " + e.Msg
+	}
+	return fmt.Sprintf("the server sent %s: %q", e.Msg, e.Quote)
+}
