@@ -58,6 +58,12 @@ type Options struct {
 	// the job at once, as cancelling ctx does.
 	Stop <-chan struct{}
 
+	// SkipContextCheck skips measuring, before any run, whether the
+	// longest prompt of each model and tool subset fits the context (see
+	// checkContext); runs whose prompt the server cuts are then recorded
+	// as context_truncated errors.
+	SkipContextCheck bool
+
 	// Backend replaces the config's backend (tests, benchmarks).
 	Backend backend.Backend
 	// Builtin builds the MCP server for a config's server: builtin; one

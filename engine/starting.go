@@ -82,7 +82,7 @@ func (s *starting) prepare() error {
 	s.warnHugePlan()
 	steps := []func() error{
 		s.loadDescriptions, s.checkBuiltin, s.openBackend, s.preflight, s.checkModels,
-		s.openDir, s.openServer, s.checkTools, s.bookkeep,
+		s.openDir, s.openServer, s.checkTools, s.checkContext, s.bookkeep,
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

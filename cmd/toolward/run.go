@@ -34,7 +34,10 @@ tool subsets x confirm modes x description sets), scores each, and writes
 results/<name>/<UTC stamp>/ with config.json, runs.jsonl and the reports.
 
 The backend is preflighted first: if Ollama is down or a model is not
-pulled, nothing runs. Infrastructure errors are retried (limits.retries)
+pulled, nothing runs. Then the longest first prompt of each model and
+tool subset is measured with a one-token request: a prompt that does not
+fit the context (Ollama would cut it silently) stops the job, saying
+which num_ctx would fit. Infrastructure errors are retried (limits.retries)
 and then recorded as outcome error, apart from model failures.
 
 Ctrl-C once: runs in flight finish, then toolward exits 1 and prints how to
@@ -100,6 +103,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	baseline := fs.String("baseline", "", "compare with the result directory `DIR` at the end (paired per case)")
 	failOnRegression := fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression, or when this run lacks runs of the baseline")
 	allowMissing := fs.Bool("allow-missing", false, "with --fail-on-regression: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
+	noContextCheck := fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset fits its context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
 	minPass := fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -196,6 +200,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		ConfigPath: config, ResumeDir: *resume, Filters: filters, Shard: *shard,
 		OutDir: *outDir, Workers: *workers, RecordDir: *recordDir,
 		Progress: stderr, ProgressTTY: tty, Stop: stop, Builtin: bundledServer,
+		SkipContextCheck: *noContextCheck,
 	}
 	res, err := engine.Run(ctx, opts)
 	disarm()

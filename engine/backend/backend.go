@@ -113,7 +113,88 @@ const (
 	// KindContextOverflow: the conversation no longer fits the model's
 	// context window (a 400 saying so); a retry cannot help.
 	KindContextOverflow = "context_overflow"
+	// KindContextTruncated: the server cut the prompt to fit its context
+	// and answered anyway (Ollama does so silently, reporting as many
+	// prompt tokens as the context holds); the model answered a prompt it
+	// never saw whole, so the reply is not scored, and a retry cannot help.
+	KindContextTruncated = "context_truncated"
 )
+
+// PromptMeasurer is implemented by backends that can tell, before any
+// run, whether a request's prompt fits the context the server gives it.
+type PromptMeasurer interface {
+	// MeasurePrompt sends req asking for one output token and reports
+	// the prompt's size and the context it must fit.
+	MeasurePrompt(ctx context.Context, req *Request) (*PromptFit, error)
+}
+
+// Measure asks b to measure req's prompt when b is a PromptMeasurer;
+// otherwise it returns a fit with no limit (nothing to check). Wrappers
+// forward MeasurePrompt through it.
+func Measure(ctx context.Context, b Backend, req *Request) (*PromptFit, error) {
+	if m, ok := b.(PromptMeasurer); ok {
+		return m.MeasurePrompt(ctx, req)
+	}
+	return &PromptFit{}, nil
+}
+
+// PromptFit is a prompt's size against a context.
+type PromptFit struct {
+	// Tokens is the prompt's size in tokens: its full size when Need is
+	// 0, else what the server kept of it (the whole context).
+	Tokens int
+	// Limit is the context the prompt must fit (0: unknown, never cut).
+	Limit int
+	// Need is the full size of a prompt that did not fit, measured with a
+	// larger context; 0 when it was not cut or could not be measured.
+	Need int
+	// Context says what set Limit, e.g. "num_ctx is 4,096".
+	Context string
+	// Fix says what to do when the prompt does not fit, e.g. "set
+	// backend.ollama.num_ctx to at least 16384".
+	Fix string
+}
+
+// Cut reports whether the prompt reached the context: the server cut it.
+func (f *PromptFit) Cut() bool { return f.Limit > 0 && f.Tokens >= f.Limit }
+
+// Needs says how many tokens the prompt needs: "15,591", or "more than
+// 4,096" when its full size is unknown.
+func (f *PromptFit) Needs() string {
+	if f.Need > 0 {
+		return Thousands(f.Need)
+	}
+	return "more than " + Thousands(f.Limit)
+}
+
+// SuggestContext is the context to advise for a prompt of need tokens:
+// the next power of two above it (at least 2,048), which leaves room for
+// the reply and a few more turns.
+func SuggestContext(need int) int {
+	n := 2048
+	for n <= need {
+		n *= 2
+	}
+	return n
+}
+
+// Thousands formats n with commas between groups of three digits.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
 
 // Error is an infrastructure failure.
 type Error struct {

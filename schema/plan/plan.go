@@ -182,6 +182,9 @@ func (p *Plan) Cases() []*schema.Case { return p.cases }
 // Models returns the model axis.
 func (p *Plan) Models() []string { return p.models }
 
+// Subsets returns the tools axis.
+func (p *Plan) Subsets() []schema.ToolSubset { return p.tools }
+
 // DescriptionSets returns the description-set axis.
 func (p *Plan) DescriptionSets() []string { return p.descs }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/ollama/ollama/envconfig"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/ollamactx"
 )
 
 // DefaultHost is where Ollama listens unless configured otherwise.
@@ -60,6 +61,7 @@ type Backend struct {
 	numCtx    int
 	think     bool
 	keepAlive *api.Duration
+	win       *ollamactx.Client // the contexts the server gives models
 
 	// converted memoises ConvertTool, and the converted tool's JSON, by
 	// the tool's name, description and schema (see toolKey): every turn
@@ -70,8 +72,9 @@ type Backend struct {
 }
 
 var (
-	_ backend.Backend     = (*Backend)(nil)
-	_ backend.Preflighter = (*Backend)(nil)
+	_ backend.Backend        = (*Backend)(nil)
+	_ backend.Preflighter    = (*Backend)(nil)
+	_ backend.PromptMeasurer = (*Backend)(nil)
 )
 
 // New returns a backend for cfg. It does not contact the server; call
@@ -109,6 +112,7 @@ func New(cfg Config) (*Backend, error) {
 		b.http = &http.Client{Transport: defaultTransport}
 	}
 	b.client = api.NewClient(u, b.http)
+	b.win = ollamactx.New(b.http, b.host)
 	return b, nil
 }
 
@@ -248,6 +252,9 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 			Msg: fmt.Sprintf("ollama at %s: chat with %s: stream ended before the final chunk", b.host, req.Model)}
 	default:
 		resp.TokensIn, resp.TokensOut, resp.DoneReason = r.final.PromptEvalCount, r.final.EvalCount, r.final.DoneReason
+		if f := b.fit(ctx, creq, tools, resp.TokensIn); f.Cut() {
+			return nil, b.truncated(req.Model, f)
+		}
 	}
 	return resp, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/ollamactx"
 )
 
 // DefaultBaseURL is llama-server's address; the base URL is the API root,
@@ -81,11 +82,15 @@ type Backend struct {
 	// schema: every turn of every run offers tools, but few distinct ones.
 	mu      sync.RWMutex
 	encoded map[string]json.RawMessage
+
+	winOnce sync.Once
+	win     *ollamactx.Client // set when base_url is Ollama's /v1 (see ollama)
 }
 
 var (
-	_ backend.Backend     = (*Backend)(nil)
-	_ backend.Preflighter = (*Backend)(nil)
+	_ backend.Backend        = (*Backend)(nil)
+	_ backend.Preflighter    = (*Backend)(nil)
+	_ backend.PromptMeasurer = (*Backend)(nil)
 )
 
 // New returns a backend for cfg. It reads the API key from the
@@ -158,6 +163,9 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 	out := &backend.Response{Message: a.message(), Latency: latency, DoneReason: a.doneReason()}
 	if a.usage != nil {
 		out.TokensIn, out.TokensOut = a.usage.PromptTokens, a.usage.CompletionTokens
+		if f := b.fit(ctx, req, &backend.PromptFit{Tokens: out.TokensIn}); f.Cut() && out.DoneReason != DoneReplyLimit {
+			return nil, b.truncated(req.Model, f)
+		}
 	}
 	return out, nil
 }

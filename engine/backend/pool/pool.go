@@ -66,8 +66,9 @@ type member struct {
 }
 
 var (
-	_ backend.Backend     = (*Pool)(nil)
-	_ backend.Preflighter = (*Pool)(nil)
+	_ backend.Backend        = (*Pool)(nil)
+	_ backend.Preflighter    = (*Pool)(nil)
+	_ backend.PromptMeasurer = (*Pool)(nil)
 )
 
 // New returns a pool of hosts, which must be at least one, each with a
@@ -136,6 +137,32 @@ func (p *Pool) Chat(ctx context.Context, req *backend.Request) (*backend.Respons
 		tried[i] = true
 		last = err
 		attempts++
+	}
+}
+
+// MeasurePrompt measures req's prompt on one host that serves its model
+// (the hosts of a pool serve the same models alike), taking a slot there
+// like a chat; a host that fails retryably hands it to the next.
+func (p *Pool) MeasurePrompt(ctx context.Context, req *backend.Request) (*backend.PromptFit, error) {
+	tried := make([]bool, len(p.hosts))
+	var last error
+	for {
+		i, err := p.acquire(ctx, req.Model, 0, tried)
+		if err != nil {
+			return nil, err
+		}
+		if i < 0 {
+			if last == nil {
+				return nil, p.noHost(req.Model)
+			}
+			return nil, last
+		}
+		m := p.hosts[i]
+		f, err := backend.Measure(ctx, m.Backend, req)
+		if !p.release(ctx, m, req.Model, err) {
+			return f, err
+		}
+		tried[i], last = true, err
 	}
 }
 

@@ -39,8 +39,9 @@ type recRun struct {
 }
 
 var (
-	_ backend.Backend     = (*Recorder)(nil)
-	_ backend.Preflighter = (*Recorder)(nil)
+	_ backend.Backend        = (*Recorder)(nil)
+	_ backend.Preflighter    = (*Recorder)(nil)
+	_ backend.PromptMeasurer = (*Recorder)(nil)
 )
 
 // NewRecorder returns a recorder that writes its cassettes into dir.
@@ -85,6 +86,11 @@ func (r *Recorder) Chat(ctx context.Context, req *backend.Request) (*backend.Res
 	}
 	run.turns[req.Key.Turn] = t
 	return resp, nil
+}
+
+// MeasurePrompt delegates to the inner backend; nothing is recorded.
+func (r *Recorder) MeasurePrompt(ctx context.Context, req *backend.Request) (*backend.PromptFit, error) {
+	return backend.Measure(ctx, r.inner, req)
 }
 
 // Preflight delegates to the inner backend when it has a preflight.

@@ -1,0 +1,116 @@
+package ollama
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/ollamactx"
+)
+
+// maxMeasureCtx caps the context a prompt's full size is measured with:
+// a model's own context may be far larger than its server can hold.
+const maxMeasureCtx = 131072
+
+// MeasurePrompt sends req asking for one output token and reports its
+// prompt's size against the context it gets; a prompt that was cut is
+// measured again with the model's own context, to learn its full size.
+func (b *Backend) MeasurePrompt(ctx context.Context, req *backend.Request) (*backend.PromptFit, error) {
+	creq, tools, err := b.request(req)
+	if err != nil {
+		return nil, err
+	}
+	n, err := b.countPrompt(ctx, creq, tools, 0)
+	if err != nil {
+		return nil, b.mapError(ctx, err, "measuring a prompt for "+req.Model, req.Model)
+	}
+	return b.fit(ctx, creq, tools, n), nil
+}
+
+// countPrompt sends creq asking for one token (with num_ctx numCtx when
+// positive) and returns the prompt tokens the server counted.
+func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools [][]byte, numCtx int) (int, error) {
+	c := *creq
+	c.Options = maps.Clone(creq.Options)
+	c.Options["num_predict"] = 1
+	if numCtx > 0 {
+		c.Options["num_ctx"] = numCtx
+	}
+	r := &reply{limit: b.limit}
+	var err error
+	if b.signed {
+		err = b.client.Chat(ctx, &c, func(cr api.ChatResponse) error { return r.add(&cr) })
+	} else {
+		err = b.postChat(ctx, &c, tools, r)
+	}
+	if err != nil && err != errCut {
+		return 0, err
+	}
+	if r.final == nil {
+		return 0, fmt.Errorf("ollama at %s: the reply had no final chunk", b.host)
+	}
+	return r.final.PromptEvalCount, nil
+}
+
+// fit is the prompt of creq, counted as tokens prompt tokens, against
+// its context: num_ctx when the request sets it, else the one the server
+// gave the model. A prompt that reached it is measured again with the
+// model's own context (at most maxMeasureCtx) to learn its full size.
+func (b *Backend) fit(ctx context.Context, creq *api.ChatRequest, tools [][]byte, tokens int) *backend.PromptFit {
+	f := &backend.PromptFit{Tokens: tokens}
+	if n := intOption(creq.Options["num_ctx"]); n > 0 {
+		f.Limit, f.Context = n, fmt.Sprintf("num_ctx is %d", n)
+	} else if tokens >= ollamactx.MinContext {
+		limit, guessed := b.win.Limit(ctx, creq.Model)
+		if guessed && tokens != limit {
+			return f // a guessed limit counts only when hit exactly
+		}
+		f.Limit = limit
+		f.Context = fmt.Sprintf("num_ctx is not set, and Ollama gives %s a context of %s", creq.Model, backend.Thousands(limit))
+	}
+	if !f.Cut() {
+		return f
+	}
+	own := b.win.Trained(ctx, creq.Model)
+	if m := min(own, maxMeasureCtx); m > f.Limit {
+		if n, err := b.countPrompt(ctx, creq, tools, m); err == nil && n < m {
+			f.Need = n
+		}
+	}
+	switch {
+	case f.Need > 0 && own > 0 && backend.SuggestContext(f.Need) > own:
+		f.Fix = fmt.Sprintf("set backend.ollama.num_ctx to %d (the model's own context)", own)
+	case f.Need > 0:
+		f.Fix = fmt.Sprintf("set backend.ollama.num_ctx to at least %d", backend.SuggestContext(f.Need))
+	case own > 0 && own <= f.Limit:
+		f.Fix = fmt.Sprintf("the model's own context is %s tokens: offer fewer tools or a shorter prompt", backend.Thousands(own))
+	default:
+		f.Fix = "set backend.ollama.num_ctx larger"
+	}
+	return f
+}
+
+// truncated is the error for a reply to a prompt the server cut.
+func (b *Backend) truncated(model string, f *backend.PromptFit) *backend.Error {
+	return &backend.Error{
+		Kind: backend.KindContextTruncated,
+		Msg: fmt.Sprintf("ollama at %s: chat with %s: the prompt needs %s tokens and Ollama cut it to %s (%s) without saying so; the reply is not scored: %s",
+			b.host, model, f.Needs(), backend.Thousands(f.Tokens), f.Context, f.Fix),
+	}
+}
+
+// intOption reads an integer option as a request's options map holds it.
+func intOption(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	}
+	return 0
+}

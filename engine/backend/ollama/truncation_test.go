@@ -1,0 +1,180 @@
+package ollama
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/fixtures/fakeollama"
+)
+
+// capturedReplies returns the JSON lines of testdata/wire/truncation.txt
+// that follow each "# " header, keyed by the header's first words.
+func capturedReplies(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open("testdata/wire/truncation.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	head := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "# request:"):
+		case strings.HasPrefix(line, "# "):
+			head = line
+		case strings.HasPrefix(line, "{") && head != "":
+			out[head] = line
+			head = ""
+		}
+	}
+	return out
+}
+
+func captured(t *testing.T, replies map[string]string, prefix string) string {
+	t.Helper()
+	for h, body := range replies {
+		if strings.HasPrefix(h, prefix) {
+			return body
+		}
+	}
+	t.Fatalf("truncation.txt has no reply under a header starting %q", prefix)
+	return ""
+}
+
+func tools(n int) []backend.Tool {
+	out := make([]backend.Tool, n)
+	for i := range out {
+		out[i] = backend.Tool{Name: "tool" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), Description: "does something", InputSchema: []byte(`{"type":"object","properties":{}}`)}
+	}
+	return out
+}
+
+// TestChatCapturedTruncation serves Ollama 0.17.4's own replies to a
+// 15,591-token prompt at num_ctx 512 and without num_ctx (the server's
+// 4,096): both are context_truncated, not a reply for the scorer.
+func TestChatCapturedTruncation(t *testing.T) {
+	t.Parallel()
+	replies := capturedReplies(t)
+	cut := captured(t, replies, "# POST /api/chat, 64 tools")
+	ps := captured(t, replies, "# GET /api/ps")
+	fits := captured(t, replies, "# same, 1 tool, num_ctx 512")
+	var reply atomic.Value
+	reply.Store(cut)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		switch r.URL.Path {
+		case "/api/chat":
+			w.Write([]byte(reply.Load().(string) + "\n"))
+		case "/api/ps":
+			w.Write([]byte(ps))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	req := &backend.Request{Model: "qwen3:0.6b", Messages: []backend.Message{{Role: "user", Content: "What is 2 + 3 * 4?"}}, Tools: tools(64)}
+
+	b, err := New(Config{Host: srv.URL, NumCtx: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Chat(context.Background(), req)
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Kind != backend.KindContextTruncated || be.Retryable {
+		t.Fatalf("Chat error = %v; want a context_truncated error, not retryable", err)
+	}
+	// The server has no /api/show here, so the full size is unknown.
+	if want := "needs more than 512 tokens and Ollama cut it to 512 (num_ctx is 512)"; !strings.Contains(be.Msg, want) {
+		t.Errorf("message %q lacks %q", be.Msg, want)
+	}
+
+	reply.Store(fits)
+	resp, err := b.Chat(context.Background(), &backend.Request{Model: "qwen3:0.6b", Messages: req.Messages, Tools: tools(1)})
+	if err != nil || resp.TokensIn != 300 {
+		t.Fatalf("a prompt of 300 tokens at num_ctx 512: %+v, %v; want a reply", resp, err)
+	}
+}
+
+// truncatingServer is a fake Ollama with the captured sizes: 64 tools
+// make 15,591 prompt tokens, one tool 300; the server's default context
+// is 4,096 and the model's own 40,960.
+func truncatingServer(t *testing.T) *fakeollama.Server {
+	return fakeollama.Start(t, fakeollama.Options{
+		Models:  []fakeollama.Model{{Name: "qwen3:0.6b", ContextLength: 40960}},
+		Context: 4096,
+		PromptTokens: func(req *api.ChatRequest) int {
+			if len(req.Tools) == 64 {
+				return 15591
+			}
+			return 300
+		},
+		Script: fakeollama.Queue(fakeollama.Reply{Content: "14"}, fakeollama.Reply{Content: "14"}),
+	})
+}
+
+func TestChatTruncatedNamesWhatFits(t *testing.T) {
+	t.Parallel()
+	srv := truncatingServer(t)
+	req := &backend.Request{Model: "qwen3:0.6b", Messages: []backend.Message{{Role: "user", Content: "What is 2 + 3 * 4?"}}, Tools: tools(64)}
+	for _, tt := range []struct {
+		numCtx int
+		want   string
+	}{
+		{512, "the prompt needs 15,591 tokens and Ollama cut it to 512 (num_ctx is 512)"},
+		{0, "cut it to 4,096 (num_ctx is not set, and Ollama gives qwen3:0.6b a context of 4,096)"},
+	} {
+		b := newBackend(t, srv, Config{NumCtx: tt.numCtx})
+		_, err := b.Chat(context.Background(), req)
+		var be *backend.Error
+		if !errors.As(err, &be) || be.Kind != backend.KindContextTruncated {
+			t.Fatalf("num_ctx %d: Chat error = %v; want context_truncated", tt.numCtx, err)
+		}
+		if !strings.Contains(be.Msg, tt.want) || !strings.Contains(be.Msg, "set backend.ollama.num_ctx to at least 16384") {
+			t.Errorf("num_ctx %d: message = %q; want it to contain %q and the num_ctx to set", tt.numCtx, be.Msg, tt.want)
+		}
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("the server got %d scripted chat requests; want 2 (measuring is a one-token probe)", n)
+	}
+
+	b := newBackend(t, srv, Config{NumCtx: 16384})
+	resp, err := b.Chat(context.Background(), req)
+	if err != nil || resp.TokensIn != 15591 || resp.Message.Content != "14" {
+		t.Fatalf("at num_ctx 16384: %+v, %v; want the scripted reply", resp, err)
+	}
+}
+
+func TestMeasurePrompt(t *testing.T) {
+	t.Parallel()
+	srv := truncatingServer(t)
+	b := newBackend(t, srv, Config{NumCtx: 4096})
+	req := &backend.Request{Model: "qwen3:0.6b", Messages: []backend.Message{{Role: "user", Content: "hi"}}, Tools: tools(64)}
+	f, err := b.MeasurePrompt(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Cut() || f.Need != 15591 || f.Limit != 4096 || f.Context != "num_ctx is 4096" || f.Fix != "set backend.ollama.num_ctx to at least 16384" {
+		t.Errorf("fit = %+v", f)
+	}
+	req.Tools = tools(1)
+	if f, err := b.MeasurePrompt(context.Background(), req); err != nil || f.Cut() || f.Tokens != 300 {
+		t.Errorf("one tool: fit = %+v, %v; want 300 tokens, not cut", f, err)
+	}
+	if len(srv.Requests()) != 0 || srv.Probes() == 0 {
+		t.Errorf("measuring sent %d scripted requests and %d probes; want only probes", len(srv.Requests()), srv.Probes())
+	}
+}

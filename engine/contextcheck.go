@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolward/toolward/engine/agent"
+	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema"
+)
+
+// contextTimeout bounds the context check: one request per model and
+// tool subset, the first of which may load the model.
+const contextTimeout = 5 * time.Minute
+
+// checkContext measures, before any run, the largest first prompt of
+// each model and tool subset (its case's messages and offered tools, over
+// every description set) with a one-token request, and stops the job when
+// one does not fit the context the backend gives it: such runs would
+// answer a prompt the server cut (context_truncated). Backends that cannot
+// measure (replay, servers that refuse a long prompt themselves) pass.
+func (s *starting) checkContext() error {
+	if s.opts.SkipContextCheck || s.l.Plan.Len() == 0 {
+		return nil
+	}
+	if _, ok := s.be.(backend.PromptMeasurer); !ok {
+		return nil
+	}
+	first := s.l.Plan.Run(0).Cell
+	ctx, cancel := context.WithTimeout(s.pre, contextTimeout)
+	defer cancel()
+	var problems []string
+	for _, model := range s.l.Plan.Models() {
+		for _, sub := range s.l.Plan.Subsets() {
+			req, caseID, err := s.largestPrompt(model, sub)
+			if err != nil || req == nil {
+				continue // the run records the tool selection's error
+			}
+			req.Seed, req.Temperature = first.Seed, first.Temperature
+			f, err := backend.Measure(ctx, s.be, req)
+			if err != nil {
+				if s.stopped() {
+					return errInterrupted
+				}
+				return fmt.Errorf("measuring the longest prompt of tool subset %s for model %s, nothing ran: %w", sub.Name, model, err)
+			}
+			if f.Cut() {
+				problems = append(problems, fmt.Sprintf("subset %s needs %s prompt tokens; %s: %s (model %s, longest prompt: case %s)",
+					sub.Name, f.Needs(), f.Context, f.Fix, model, caseID))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New("the prompts do not fit the model's context, nothing ran (--no-context-check skips this check):\n" + strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+// largestPrompt is the first request of the plan's case with the most
+// prompt text (messages, tool names, descriptions and schemas) under
+// subset, over every description set.
+func (s *starting) largestPrompt(model string, subset schema.ToolSubset) (*backend.Request, string, error) {
+	var best *backend.Request
+	bestID, bestSize := "", -1
+	for _, c := range s.l.Plan.Cases() {
+		ts, err := toolset.Select(s.src.Tools(), c.ID, c.Needs, c.Avoid, subset)
+		if err != nil {
+			return nil, "", err
+		}
+		msgs := agent.Messages(c)
+		for _, set := range s.l.Plan.DescriptionSets() {
+			offered := s.descs[set].Apply(ts)
+			size := 0
+			for _, m := range msgs {
+				size += len(m.Content)
+			}
+			for _, t := range offered {
+				size += len(t.Name) + len(t.Description) + len(t.InputSchema)
+			}
+			if size <= bestSize {
+				continue
+			}
+			tools := make([]backend.Tool, len(offered))
+			for i, t := range offered {
+				tools[i] = backend.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+			}
+			best, bestID, bestSize = &backend.Request{Model: model, Messages: msgs, Tools: tools}, c.ID, size
+		}
+	}
+	return best, bestID, nil
+}
