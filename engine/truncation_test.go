@@ -10,7 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // truncationSuite is the scenario of a real Ollama 0.17.4

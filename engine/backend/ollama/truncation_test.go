@@ -14,7 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/fixtures/fakeollama"
+	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 )
 
 // capturedReplies returns the JSON lines of testdata/wire/truncation.txt

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/fixtures/fakeopenai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
 
 func manyTools(n int) []backend.Tool {
