@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,9 +135,18 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		MaxIterations: cfg.Limits.MaxIterations, CallTimeout: cfg.Limits.CallTimeout.Duration,
 	}
 	maxAttempts := max(cfg.Limits.Retries, 0) + 1
+	// run_timeout bounds the whole run: every attempt and every wait
+	// between them (a backend's own waits, such as a 429's, see the
+	// deadline too).
+	rctx := ctx
+	if d := cfg.Limits.RunTimeout.Duration; d > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeoutCause(ctx, d, errRunTimeout)
+		defer cancel()
+	}
 	for attempt := 1; ; attempt++ {
 		rec.Attempts = attempt
-		out, err := j.attempt(ctx, in)
+		out, err := j.attempt(rctx, in)
 		if err == nil {
 			rec.Trace, rec.Tokens = out.Trace, out.Tokens
 			rec.Trace.OutOfTurns = out.OutOfTurns
@@ -147,7 +157,13 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 			return // aborted: lost in flight, run again on resume
 		}
 		ie, retry := classify(err)
-		if !retry || attempt >= maxAttempts {
+		wait := max(j.backoff(attempt), retryAfter(err))
+		if dl, ok := rctx.Deadline(); ok && retry && attempt < maxAttempts && time.Until(dl) <= wait {
+			// The wait would use up the run's time: stop now.
+			ie.Message += fmt.Sprintf(" (not retried: the %s wait before the next attempt would pass limits.run_timeout)", wait.Round(time.Millisecond))
+			attempt = maxAttempts
+		}
+		if !retry || attempt >= maxAttempts || rctx.Err() != nil {
 			rec.Outcome = record.Error
 			rec.Error = ie
 			if !retry {
@@ -158,24 +174,26 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 			}
 			break
 		}
-		t := time.NewTimer(max(j.backoff(attempt), retryAfter(err)))
+		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
-		case <-ctx.Done():
+		case <-rctx.Done():
 			t.Stop()
-			return
+			if ctx.Err() != nil {
+				return
+			}
+			rec.Outcome = record.Error
+			rec.Error, _ = classify(timeoutCause(rctx, rctx.Err()))
+		}
+		if rec.Error != nil {
+			break
 		}
 	}
 	j.finish(rec, started)
 }
 
-// attempt runs the loop once within the run timeout.
+// attempt runs the loop once within ctx, which carries the run timeout.
 func (j *job) attempt(ctx context.Context, in agent.Input) (*agent.Output, error) {
-	if d := j.l.Config.Limits.RunTimeout.Duration; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, errRunTimeout)
-		defer cancel()
-	}
 	sess, err := j.src.Session(ctx, in.Cell.Confirm)
 	if err != nil {
 		return nil, timeoutCause(ctx, err)

@@ -235,7 +235,7 @@ type ToolSubset struct {
 // Limits bound each run and the whole job.
 type Limits struct {
 	MaxIterations int      `json:"max_iterations"` // model turns per run; default 8
-	RunTimeout    Duration `json:"run_timeout"`    // default 120s; 0 means none
+	RunTimeout    Duration `json:"run_timeout"`    // default 120s, the whole run with its retries and waits; 0 means none
 	CallTimeout   Duration `json:"call_timeout"`   // per tool call; default 30s
 	Concurrency   int      `json:"concurrency"`    // workers; default 2
 	Retries       int      `json:"retries"`        // infrastructure-error retries; default 2
