@@ -8,7 +8,7 @@
 //
 // # Matchers
 //
-// Compile turns one decoded YAML/JSON value into a Matcher:
+// Every matcher of an expectation is one decoded YAML/JSON value:
 //
 //   - a literal scalar matches an equal value; numbers compare by value
 //     (5 = 5.0) but "5" is a string, not 5; strings compare exactly (case
@@ -58,9 +58,9 @@
 // the offending node (e.g. expect.calls[0].args.lang) so that a loader can
 // map it to a file position.
 //
-// Match returns (ok, why); why starts with the path of the offending node
-// relative to the matched value (`sql: want string containing "x", got
-// "y"`); Explain prefixes it (`calls[0].args.sql: …`).
+// A mismatch explains itself with the path of the offending node from
+// the trace's root, e.g. `calls[0].args.sql: want string containing "x",
+// got "y"`.
 //
 // # Expectations
 //

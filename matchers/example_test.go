@@ -6,24 +6,6 @@ import (
 	"github.com/toolward/toolward/matchers"
 )
 
-func ExampleCompile() {
-	m, err := matchers.Compile(map[string]any{
-		"sql":   map[string]any{"$contains": "Engineering"},
-		"limit": map[string]any{"$absent_or": map[string]any{"$one_of": []any{10, 100}}},
-	})
-	if err != nil {
-		panic(err)
-	}
-	ok, why := m.Match(map[string]any{"sql": "SELECT 1"}, true)
-	fmt.Println(ok, matchers.Explain("calls[0].args", why))
-
-	_, err = matchers.Compile(map[string]any{"lang": map[string]any{"$contians": "go"}})
-	fmt.Println(err)
-	// Output:
-	// false calls[0].args.sql: want string containing "Engineering", got "SELECT 1"
-	// lang: unknown matcher "$contians" (did you mean "$contains"?)
-}
-
 func ExampleExpectation_Score() {
 	e, err := matchers.CompileExpect(map[string]any{
 		"calls": []any{

@@ -15,7 +15,7 @@ func TestWriteIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	sum, errs := runconfig.Check([]string{"cases", "configs"})
+	sum, errs := runconfig.CheckWith([]string{"cases", "configs"}, runconfig.Options{})
 	for _, e := range errs {
 		t.Error(e)
 	}

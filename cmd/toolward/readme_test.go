@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolward/toolward/engine/backend/replay"
+	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 
@@ -76,7 +76,7 @@ func TestReadmeCase(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if errs := runconfig.Validate([]string{path}); len(errs) > 0 {
+	if _, errs := runconfig.CheckWith([]string{path}, runconfig.Options{}); len(errs) > 0 {
 		t.Fatalf("README's example case: %v", errs)
 	}
 }
@@ -102,8 +102,8 @@ func TestReadmeConfig(t *testing.T) {
 func TestReadmeCassette(t *testing.T) {
 	for _, b := range fences(readme(t), "yaml") {
 		if strings.HasPrefix(b, "case: ") {
-			if _, err := replay.Parse("README.md", []byte(b)); err != nil {
-				t.Fatalf("README's example cassette: %v", err)
+			if _, errs := schema.ParseCassettes("README.md", []byte(b)); len(errs) > 0 {
+				t.Fatalf("README's example cassette: %v", errs)
 			}
 			return
 		}

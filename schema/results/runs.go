@@ -7,15 +7,6 @@ import (
 	"github.com/toolward/toolward/schema/record"
 )
 
-// EachRecord calls fn for every line of dir/runs.jsonl, in order: with
-// the record, or with the *record.SyntaxError of a line that is not one
-// (the record is then nil). A missing runs.jsonl has no lines. An error
-// from fn stops the walk and is returned. It applies no de-duplication:
-// readers of results use Runs.
-func EachRecord(dir string, fn func(*record.Record, error) error) error {
-	return eachRecord(dir, fn)
-}
-
 // MaxBadKept bounds the unreadable lines whose errors ReadStats keeps
 // (it counts them all).
 const MaxBadKept = 10

@@ -54,7 +54,7 @@ func TestMatcherAgreement(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(tt.spec), &v); err != nil {
 			t.Fatal(err)
 		}
-		_, goErr := matchers.Compile(v)
+		_, goErr := matchers.CompileExpect(map[string]any{"answer": v})
 		cueErr := cueCheck(t, def, v)
 		if (goErr == nil) != tt.ok || (cueErr == nil) != tt.ok {
 			t.Errorf("%s: want ok=%v; Go: %v; CUE: %v", tt.spec, tt.ok, goErr, cueErr)

@@ -16,12 +16,12 @@ func BenchmarkValidate1000(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Chdir(dir)
-	if errs := Validate([]string{"cases", "configs"}); len(errs) > 0 {
+	if errs := validate([]string{"cases", "configs"}); len(errs) > 0 {
 		b.Fatal(errs)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if errs := Validate([]string{"cases", "configs"}); len(errs) > 0 {
+		if errs := validate([]string{"cases", "configs"}); len(errs) > 0 {
 			b.Fatal(errs)
 		}
 	}

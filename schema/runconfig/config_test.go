@@ -35,7 +35,7 @@ func TestInvalidFixtures(t *testing.T) {
 		t.Run(d.Name(), func(t *testing.T) {
 			dir := filepath.Join(root, d.Name())
 			t.Chdir(dir)
-			errs := Validate([]string{"."})
+			errs := validate([]string{"."})
 			var got strings.Builder
 			for _, e := range errs {
 				got.WriteString(e.Error() + "\n")
@@ -223,14 +223,14 @@ func TestValidateClean(t *testing.T) {
 		"cassettes/a.yaml":  "case: a\nruns: [{turns: [{content: ok}]}]\n",
 	})
 	t.Chdir(dir)
-	sum, errs := Check([]string{"cases", "configs", "cases/a.yaml", "cassettes"})
+	sum, errs := checkPaths([]string{"cases", "configs", "cases/a.yaml", "cassettes"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if want := (Summary{CaseFiles: 1, Cases: 1, Configs: 1, Cassettes: 1}); sum != want {
 		t.Errorf("summary %+v, want %+v", sum, want)
 	}
-	errs = Validate([]string{"nope", "configs/notes.txt"})
+	errs = validate([]string{"nope", "configs/notes.txt"})
 	if len(errs) != 2 || errs[0].Msg != "not a case file, cassette file (.yaml, .yml) or config (.cue)" || errs[1].Msg != "no such file or directory" {
 		t.Fatalf("got %v", errs)
 	}
@@ -238,7 +238,7 @@ func TestValidateClean(t *testing.T) {
 	if err := os.Mkdir("empty", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	errs = Validate([]string{"empty"})
+	errs = validate([]string{"empty"})
 	if len(errs) != 1 || errs[0].Error() != "empty: no case files, cassette files (.yaml, .yml) or configs (.cue) in this directory" {
 		t.Fatalf("got %v", errs)
 	}

@@ -73,7 +73,7 @@ func TestValidateCapsDuplicateSeeds(t *testing.T) {
 		"c.cue":        "name: \"c\"\ncases: [\"cases/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"x\"\nmatrix: {models: [\"m\"], seeds: [" + b.String() + "]}\n",
 	})
 	t.Chdir(dir)
-	errs := Validate([]string{"c.cue"})
+	errs := validate([]string{"c.cue"})
 	if len(errs) != MaxCUEElements-546 {
 		t.Fatalf("%d errors, want %d", len(errs), MaxCUEElements-546)
 	}
@@ -91,7 +91,7 @@ func TestDuplicateIDsBounded(t *testing.T) {
 	src := strings.Repeat("id: same\nprompt: p\nexpect: {}\n---\n", 500)
 	dir := writeFiles(t, map[string]string{"a.yaml": src, "b.yaml": "id: same\nprompt: p\nexpect: {}\n"})
 	t.Chdir(dir)
-	errs := Validate([]string{"a.yaml", "b.yaml"})
+	errs := validate([]string{"a.yaml", "b.yaml"})
 	if len(errs) != 501 {
 		t.Fatalf("%d errors, want 501", len(errs))
 	}

@@ -35,8 +35,8 @@ func TestLoadRefusesDevZero(t *testing.T) {
 		"dir.cue":  `dir.cue:1:9: cases[0]: cases: not a regular file (a directory); want a case file`,
 		"pipe.cue": `pipe.cue:1:9: cases[0]: pipes/p.yaml: not a regular file (a named pipe); want a case file`,
 	} {
-		if got := Validate([]string{cfg}).Error(); got != want {
-			t.Errorf("Validate(%s):\n got  %s\n want %s", cfg, got, want)
+		if got := validate([]string{cfg}).Error(); got != want {
+			t.Errorf("validate(%s):\n got  %s\n want %s", cfg, got, want)
 		}
 	}
 	for pat, want := range map[string]string{
@@ -49,8 +49,8 @@ func TestLoadRefusesDevZero(t *testing.T) {
 		}
 	}
 	// Validate walks a directory holding the pipe without blocking on it.
-	if got, want := Validate([]string{"pipes"}).Error(), "pipes/p.yaml: not a regular file (a named pipe); want a case file"; got != want {
-		t.Errorf("Validate(pipes):\n got  %s\n want %s", got, want)
+	if got, want := validate([]string{"pipes"}).Error(), "pipes/p.yaml: not a regular file (a named pipe); want a case file"; got != want {
+		t.Errorf("validate(pipes):\n got  %s\n want %s", got, want)
 	}
 }
 
@@ -68,7 +68,7 @@ func TestConfigRefusesIrregularServerFiles(t *testing.T) {
 	t.Chdir(dir)
 	want := "c.cue:6:13: server.builtin.catalogs[0]: catalog /dev/zero: not a regular file (a character device); want a catalog file\n" +
 		"c.cue:7:2: server.builtin.corpus: corpus /dev/zero: not a regular file (a character device); want a JSON file or a directory"
-	if got := Validate([]string{"c.cue"}).Error(); got != want {
+	if got := validate([]string{"c.cue"}).Error(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -15,7 +15,28 @@ import (
 	"github.com/toolward/toolward/schema/plan"
 )
 
-// Validate checks case files (*.yaml, *.yml), cassette files and run
+// Options adds checks that need more than this package links.
+type Options struct {
+	// Catalog checks the tool catalog file at path (a list of tools the
+	// bundled server serves) and returns its mistakes, or nil. Catalog
+	// files are those named, found in a named directory, or listed by a
+	// config's server.builtin.catalogs. Nil: catalog files are recognised
+	// (so they are not read as cases) but not checked.
+	Catalog func(path string) error
+}
+
+// Summary counts what CheckWith looked at.
+type Summary struct {
+	CaseFiles int // case files read
+	Cases     int // valid case documents in them
+	Configs   int // configs read
+	// Cassettes counts the valid cassettes of the cassette files named
+	// and of the configs' replay directories, each file once.
+	Cassettes int
+	Catalogs  int // tool catalog files recognised (and checked, with Options.Catalog)
+}
+
+// CheckWith checks case files (*.yaml, *.yml), cassette files and run
 // configs (*.cue) named by paths; a directory is walked for such files
 // (hidden directories are skipped). A YAML file whose first document has
 // case or runs and no id is a replay cassette file (schema.IsCassetteFile).
@@ -28,39 +49,9 @@ import (
 // sorted and empty when all is well. A named directory that holds no
 // case file, cassette or config is a mistake too: it is usually a wrong
 // path, and a silent success would hide it.
-func Validate(paths []string) schema.Errors {
-	_, errs := Check(paths)
-	return errs
-}
-
-// Options adds checks that need more than this package links.
-type Options struct {
-	// Catalog checks the tool catalog file at path (a list of tools the
-	// bundled server serves) and returns its mistakes, or nil. Catalog
-	// files are those named, found in a named directory, or listed by a
-	// config's server.builtin.catalogs. Nil: catalog files are recognised
-	// (so they are not read as cases) but not checked.
-	Catalog func(path string) error
-}
-
-// Summary counts what Check looked at.
-type Summary struct {
-	CaseFiles int // case files read
-	Cases     int // valid case documents in them
-	Configs   int // configs read
-	// Cassettes counts the valid cassettes of the cassette files named
-	// and of the configs' replay directories, each file once.
-	Cassettes int
-	Catalogs  int // tool catalog files recognised (and checked, with Options.Catalog)
-}
-
-// Check is Validate that also counts the files and cases it checked, for
-// a summary line.
-func Check(paths []string) (Summary, schema.Errors) {
-	return CheckWith(paths, Options{})
-}
-
-// CheckWith is Check with the extra checks of opts.
+//
+// It returns what it looked at, for a summary line, and runs the extra
+// checks of opts.
 func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 	var v validation
 	v.seen, v.catalogs = map[string]bool{}, map[string]bool{}

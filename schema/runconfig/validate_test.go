@@ -19,7 +19,7 @@ func TestCheckConfigBringsCasesAndCassettes(t *testing.T) {
 		"tapes/broken.yml": "case: x\nruns: [{turns: [{contnet: ok}]}]\n",
 	})
 	t.Chdir(dir)
-	sum, errs := Check([]string{"configs/c.cue"})
+	sum, errs := checkPaths([]string{"configs/c.cue"})
 	want := []string{
 		`tapes/a.yaml:1:7: case: no case "calc-compund-interest" among the config's cases (did you mean "calc-compound-interest"?)`,
 		`tapes/broken.yml:2:18: runs[0].turns[0].contnet: unknown field "contnet" (did you mean "content"?)`,
@@ -30,7 +30,7 @@ func TestCheckConfigBringsCasesAndCassettes(t *testing.T) {
 	if want := (Summary{CaseFiles: 1, Cases: 1, Configs: 1, Cassettes: 1}); sum != want {
 		t.Errorf("summary %+v, want %+v", sum, want)
 	}
-	_, errs = Check([]string{"configs/bad.cue"})
+	_, errs = checkPaths([]string{"configs/bad.cue"})
 	want = []string{
 		`configs/bad.cue: backend.replay: cassette directory none: no such file or directory`,
 		`suite/b.yaml:3:10: expect.answr: unknown field "answr" (did you mean "answer"?)`,
@@ -43,7 +43,7 @@ func TestCheckConfigBringsCasesAndCassettes(t *testing.T) {
 // TestCheckCassetteDirectory: a directory of cassettes validates as
 // cassettes, not as cases with unknown fields.
 func TestCheckCassetteDirectory(t *testing.T) {
-	sum, errs := Check([]string{"../../fixtures/cassettes/demo"})
+	sum, errs := checkPaths([]string{"../../fixtures/cassettes/demo"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -62,7 +62,7 @@ func TestCheckCaseGlobMatchingCassettes(t *testing.T) {
 		"c.cue":              "name: \"c\"\ncases: [\"suite/**/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"suite/tapes\"\nmatrix: models: [\"m\"]\n",
 	})
 	t.Chdir(dir)
-	_, errs := Check([]string{"suite", "c.cue"})
+	_, errs := checkPaths([]string{"suite", "c.cue"})
 	if len(errs) == 0 || !strings.Contains(errs.Error(), `suite/tapes/a.yaml:1:1: case: unknown field "case"`) {
 		t.Errorf("got %v", errs)
 	}
@@ -98,7 +98,7 @@ func TestCheckCatalogs(t *testing.T) {
 		t.Errorf("summary %+v, checked %v", sum, checked)
 	}
 	// Without a checker, catalogs are still not cases.
-	if _, errs := Check([]string{"suite"}); len(errs) > 0 {
+	if _, errs := checkPaths([]string{"suite"}); len(errs) > 0 {
 		t.Errorf("Check without a catalog checker: %v", errs)
 	}
 }
@@ -118,10 +118,10 @@ func TestCheckOllamaGoldens(t *testing.T) {
 		"openai.cue":       "name: \"a\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: openai: {base_url: \"http://127.0.0.1:1/v1\"}\nmatrix: models: [\"m\"]\n",
 	})
 	t.Chdir(dir)
-	if _, errs := Check([]string{"openai.cue"}); len(errs) > 0 {
+	if _, errs := checkPaths([]string{"openai.cue"}); len(errs) > 0 {
 		t.Errorf("openai: %v", errs)
 	}
-	_, errs := Check([]string{"ollama.cue"})
+	_, errs := checkPaths([]string{"ollama.cue"})
 	want := "ollama.cue: backend.ollama: case big (suite/big.yaml:1): its golden fails as Ollama's native API delivers arguments, " +
 		"each number re-encoded through a float64, exact only up to 2^53 (golden: wrong_args: calls[0].args.n: want 9007199254740993, got 9007199254740992 (expect.calls[0])): " +
 		"write such a value as a string or use $approx, or run the case on another backend"

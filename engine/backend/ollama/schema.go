@@ -11,20 +11,6 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 )
 
-// ConvertTools converts MCP tools into Ollama tool definitions; see
-// ConvertTool.
-func ConvertTools(tools []backend.Tool) (api.Tools, error) {
-	out := make(api.Tools, len(tools))
-	for i, t := range tools {
-		ot, err := ConvertTool(t)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = ot
-	}
-	return out, nil
-}
-
 // ConvertTool converts one MCP tool, whose input schema is JSON Schema, into
 // an Ollama tool definition.
 //

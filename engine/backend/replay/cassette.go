@@ -57,22 +57,6 @@ type Turn struct {
 	Line       int
 }
 
-// Parse reads the cassettes in one file: one YAML document per case,
-// documents separated by ---. The format is schema.ParseCassettes'; the
-// error, when any, is a schema.Errors listing every mistake at
-// file:line:col.
-func Parse(file string, data []byte) ([]*Cassette, error) {
-	cs, errs := schema.ParseCassettes(file, data)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	out := make([]*Cassette, len(cs))
-	for i, c := range cs {
-		out[i] = fromSchema(c)
-	}
-	return out, nil
-}
-
 // fromSchema converts a parsed cassette, compiling its selectors.
 func fromSchema(c *schema.Cassette) *Cassette {
 	out := &Cassette{Case: c.Case, File: c.File, Line: c.Line, Runs: make([]Run, len(c.Runs))}

@@ -16,7 +16,7 @@ import (
 func TestCassetteNumbersKeepTheirText(t *testing.T) {
 	const src = "case: c\nruns:\n  - turns:\n      - tool_calls: [{name: add, arguments: {a: 10, b: 10.0, c: 1e1, d: -0.0, e: 1.50, f: [2.0, 3], g: {h: 9007199254740993}}}]\n"
 	want := `{"a":10,"b":10.0,"c":1e1,"d":-0.0,"e":1.50,"f":[2.0,3],"g":{"h":9007199254740993}}`
-	cs, err := Parse("c.yaml", []byte(src))
+	cs, err := parse("c.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestCassetteNumbersKeepTheirText(t *testing.T) {
 	if err := Write(&buf, cs[0]); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse("c.yaml", buf.Bytes())
+	back, err := parse("c.yaml", buf.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, buf.Bytes())
 	}

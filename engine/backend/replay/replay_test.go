@@ -360,7 +360,7 @@ func TestLatencyRoundTrip(t *testing.T) {
 		if err := Write(&buf, c); err != nil {
 			t.Fatal(err)
 		}
-		cs, err := Parse("x.yaml", []byte(buf.String()))
+		cs, err := parse("x.yaml", []byte(buf.String()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -145,14 +145,11 @@ type GateOptions struct {
 	AllowMissing bool
 }
 
-// Gate is the verdict a CI gate needs: nil when the new results can be
-// trusted not to have regressed, otherwise an error saying why: no
+// GateWith is the verdict a CI gate needs: nil when the new results can
+// be trusted not to have regressed, otherwise an error saying why: no
 // scored pair at all (nothing was compared, so nothing was shown), a
-// regression, or runs of the base missing from the new side. It is
-// GateWith the zero GateOptions.
-func (r *Result) Gate() error { return r.GateWith(GateOptions{}) }
-
-// GateWith is Gate under opts.
+// regression, or runs of the base missing from the new side (unless
+// opts.AllowMissing).
 func (r *Result) GateWith(opts GateOptions) error {
 	switch {
 	case r.Scored == 0:

@@ -121,7 +121,7 @@ func TestCompare(t *testing.T) {
 	if !r.Regressed() {
 		t.Error("Regressed() = false")
 	}
-	if err := r.Gate(); err == nil || err.Error() != "regressed" {
+	if err := r.GateWith(GateOptions{}); err == nil || err.Error() != "regressed" {
 		t.Errorf("Gate() = %v, want regressed", err)
 	}
 	if len(r.Broken) != 2 || r.Broken[0] != (Broken{"c1", "a", 2}) || r.Broken[1] != (Broken{"c5", "a", 1}) {
@@ -169,7 +169,7 @@ func TestCompareSelfIsClean(t *testing.T) {
 	if r.Regressed() || len(r.Regressions)+len(r.Fixes)+len(r.Changed)+len(r.NewCases)+len(r.DroppedCases) != 0 {
 		t.Errorf("self-compare not clean: %+v", r)
 	}
-	if err := r.Gate(); err != nil {
+	if err := r.GateWith(GateOptions{}); err != nil {
 		t.Errorf("Gate() = %v on a self-compare", err)
 	}
 	for _, m := range r.Models {
@@ -194,7 +194,7 @@ func TestGateNothingCompared(t *testing.T) {
 	if r.Regressed() {
 		t.Error("Regressed() with nothing paired")
 	}
-	if err := r.Gate(); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
+	if err := r.GateWith(GateOptions{}); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
 		t.Errorf("Gate() = %v, want nothing to compare", err)
 	}
 }
@@ -312,7 +312,7 @@ func TestBrokenByChanceIsNotARegression(t *testing.T) {
 	if len(r.Broken) != 3 || len(r.CaseRegressions) != 0 || r.Regressed() || r.Models[0].B != 49 || r.Models[0].C != 43 {
 		t.Errorf("broken %d, case regressions %d, regressed %v, model %+v", len(r.Broken), len(r.CaseRegressions), r.Regressed(), r.Models[0])
 	}
-	if err := r.Gate(); err != nil {
+	if err := r.GateWith(GateOptions{}); err != nil {
 		t.Errorf("Gate() = %v", err)
 	}
 }

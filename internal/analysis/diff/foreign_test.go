@@ -61,7 +61,7 @@ func TestForeignCannotFillAGap(t *testing.T) {
 	if r.Paired != 1 || strings.Join(r.DroppedCases, ",") != "b" || r.New.Runs != 1 {
 		t.Errorf("paired %d, dropped %v, new runs %d", r.Paired, r.DroppedCases, r.New.Runs)
 	}
-	if err := r.Gate(); err == nil || !strings.Contains(err.Error(), "incomplete") {
+	if err := r.GateWith(GateOptions{}); err == nil || !strings.Contains(err.Error(), "incomplete") {
 		t.Errorf("Gate() = %v, want incomplete", err)
 	}
 	if !strings.Contains(strings.Join(r.Warnings, "\n"), `ignored 1 record(s) of runs.jsonl that are not runs of the plan`) {

@@ -30,7 +30,7 @@ func TestGatePartialNew(t *testing.T) {
 	if r.Regressed() || r.DroppedRuns != 2 || r.BaseOnly != 1 {
 		t.Fatalf("regressed %v, dropped runs %d, base only %d", r.Regressed(), r.DroppedRuns, r.BaseOnly)
 	}
-	err = r.Gate()
+	err = r.GateWith(GateOptions{})
 	for _, want := range []string{"incomplete", "1 case(s) of the base (2 runs): c3", "1 run(s) of cases both sides ran", "--allow-missing"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Gate() = %v, want it to say %q", err, want)
@@ -47,7 +47,7 @@ func TestGateNamesAtMostTen(t *testing.T) {
 	for i := range 12 {
 		r.DroppedCases = append(r.DroppedCases, string(rune('a'+i)))
 	}
-	err := r.Gate()
+	err := r.GateWith(GateOptions{})
 	if err == nil || !strings.Contains(err.Error(), "12 case(s)") || !strings.Contains(err.Error(), "j, … (2 more)") || strings.Contains(err.Error(), ", k") {
 		t.Errorf("Gate() = %v", err)
 	}

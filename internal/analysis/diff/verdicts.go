@@ -48,13 +48,6 @@ type Verdict struct {
 	Rules   string   // digest of the rules that judged it; "" for format 1
 }
 
-func (v Verdict) String() string {
-	if len(v.Reasons) == 0 {
-		return v.Outcome
-	}
-	return v.Outcome + " [" + strings.Join(v.Reasons, ", ") + "]"
-}
-
 // judged is what verdictChanges keeps of a record.
 type judged struct {
 	id      string

@@ -71,7 +71,7 @@ func TestVerdictChanges(t *testing.T) {
 	if len(groups) != 4 || len(reasonsOnly) != 1 || reasonsOnly[0].Case != "reasons" || groups[3].String() != "1 pass → fail" {
 		t.Errorf("groups %+v, reasons only %+v", groups, reasonsOnly)
 	}
-	if v := got[len(got)-1]; v.Case != "rescored" || v.Base.String() != "pass" || v.New.String() != "fail [answer_mismatch]" {
+	if v := got[len(got)-1]; v.Case != "rescored" || verdictString(v.Base) != "pass" || verdictString(v.New) != "fail [answer_mismatch]" {
 		t.Errorf("last change %+v", v)
 	}
 }

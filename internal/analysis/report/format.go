@@ -217,17 +217,6 @@ func moreText(d Difference) string {
 	return short(*d.MDDTwiceRuns) + " / " + short(*d.MDDTwiceCases) + " pp"
 }
 
-// verdictText says which value of a comparison is better, if any.
-func verdictText(c Comparison, code func(string) string) string {
-	switch b := c.Better(); {
-	case c.Diff.Cases < 2:
-		return "too few cases"
-	case b != "":
-		return code(orDash(b)) + " better"
-	}
-	return "no detectable difference"
-}
-
 // toolSpread formats a subset's tool counts, "9 (8–10)".
 func toolSpread(s Subset) string {
 	if s.Min == s.Max {

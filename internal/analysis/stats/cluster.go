@@ -161,11 +161,6 @@ type Diff struct {
 	Units float64
 }
 
-// Significant reports whether the difference is significant at the 5%
-// level: P < .05 with the 95% interval excluding 0 (the same thing, except
-// when SE is 0 and P is the sign test's).
-func (d Diff) Significant() bool { return d.Cases >= 2 && d.P < 0.05 && (d.Lo > 0 || d.Hi < 0) }
-
 // PairedDiff returns the mean paired difference over cs, where each
 // cluster is one case, Sum the sum over its paired units (a cell both
 // sides ran, or a pair of runs) of the difference of pass rates and N the

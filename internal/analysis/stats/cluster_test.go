@@ -109,24 +109,24 @@ func TestPairedDiff(t *testing.T) {
 		!near(d.Lo, -0.431552, 2e-6) || d.Hi != 1 || !near(d.P, 0.147197, 2e-6) || !near(d.MDD, 1.161191, 2e-6) {
 		t.Errorf("PairedDiff = %+v", d)
 	}
-	if d.Significant() {
+	if significant(d) {
 		t.Error("an interval containing 0 is not significant")
 	}
 	// Identical sides: no difference, p = 1, MDD unknown.
 	d = PairedDiff([]Cluster{{0, 3}, {0, 3}})
-	if d.Est != 0 || d.P != 1 || !math.IsNaN(d.MDD) || d.Significant() {
+	if d.Est != 0 || d.P != 1 || !math.IsNaN(d.MDD) || significant(d) {
 		t.Errorf("identical = %+v", d)
 	}
-	if d := PairedDiff([]Cluster{{1, 1}}); !math.IsNaN(d.P) || d.Lo != -1 || d.Hi != 1 || d.Significant() {
+	if d := PairedDiff([]Cluster{{1, 1}}); !math.IsNaN(d.P) || d.Lo != -1 || d.Hi != 1 || significant(d) {
 		t.Errorf("one case = %+v", d)
 	}
 	// Every case moved by exactly +1: no spread, so the sign test: two
 	// cases give p = 2·¼ = .5 (not significant), six 2/64 = .03125.
-	if d := PairedDiff([]Cluster{{2, 2}, {1, 1}}); d.SE != 0 || d.P != 0.5 || d.Significant() {
+	if d := PairedDiff([]Cluster{{2, 2}, {1, 1}}); d.SE != 0 || d.P != 0.5 || significant(d) {
 		t.Errorf("two equal cases = %+v", d)
 	}
 	six := []Cluster{{1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}
-	if d := PairedDiff(six); d.P != 0.03125 || !d.Significant() || d.Lo != 1 {
+	if d := PairedDiff(six); d.P != 0.03125 || !significant(d) || d.Lo != 1 {
 		t.Errorf("six equal cases = %+v", d)
 	}
 	// MDD on 39 df: (t_.975 + t_.80) · SE = (2.022691 + 0.850935) · .05
