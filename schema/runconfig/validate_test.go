@@ -140,7 +140,7 @@ func TestCheckReplayCaseWithoutCassette(t *testing.T) {
 		"configs/c.cue": "name: \"c\"\ncases: [\"suite/a.yaml\"]\nserver: builtin: {}\nbackend: replay: \"tapes\"\nmatrix: models: [\"m\"]\n",
 	})
 	t.Chdir(dir)
-	_, errs := Check([]string{"configs/c.cue"})
+	_, errs := checkPaths([]string{"configs/c.cue"})
 	want := "configs/c.cue: backend.replay: case b (suite/a.yaml:5) has no cassette in tapes: every run of it would fail as cassette_miss"
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
 		t.Errorf("got %q\nwant one error starting %q", errs.Lines(), want)
