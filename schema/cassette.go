@@ -26,7 +26,9 @@ import (
 var CassetteAxes = cell.Names()
 
 // Cassette is one cassette document: the scripted model replies for one
-// case (engine/backend/replay documents the format and replays it).
+// case (engine/backend/replay documents the format and replays it). The
+// types read the format (ParseCassettes) and write it (MarshalYAML); the
+// format's fields are defined once, in cassette_format.go.
 type Cassette struct {
 	Case      string // the case id it answers for
 	File      string
@@ -34,6 +36,9 @@ type Cassette struct {
 	CaseLine  int // of the case field; CaseCol likewise
 	CaseCol   int
 	Runs      []CassetteRun
+	// Todo marks a cassette still to be written (`toolward init`
+	// skeletons): ParseCassettes reports it, so it never loads.
+	Todo string
 }
 
 // CassetteRun is the replies for the cells its selector matches.
@@ -114,8 +119,9 @@ func ParseCassettes(file string, src []byte) ([]*Cassette, Errors) {
 			continue
 		}
 		before := len(p.errs)
-		c := p.cassette(doc.Content[0])
-		if len(p.errs) == before {
+		n := deref(doc.Content[0])
+		c := &Cassette{File: file, Line: n.Line, Col: n.Column}
+		if cassetteShape.read(p, n, nil, c) && len(p.errs) == before {
 			out = append(out, c)
 		}
 	}
@@ -182,52 +188,6 @@ func (p *cassetteParser) num(n *yaml.Node, path []any) (float64, bool) {
 	return f, true
 }
 
-func (p *cassetteParser) cassette(n *yaml.Node) *Cassette {
-	c := &Cassette{File: p.file, Line: n.Line, Col: n.Column}
-	fs, ok := p.fields(n, nil, "a cassette", "case", "runs", "todo")
-	if !ok {
-		return nil
-	}
-	hasRuns := false
-	for _, f := range fs {
-		switch k, v := f[0], f[1]; k.Value {
-		case "case":
-			c.CaseLine, c.CaseCol = v.Line, v.Column
-			if s, ok := p.str(v, []any{"case"}); ok {
-				if s == "" {
-					p.errf(v, []any{"case"}, "want a case id, got an empty string")
-				}
-				c.Case = s
-			}
-		case "todo":
-			// A cassette still to be written (`toolward init` writes
-			// placeholders under one): it is never replayed, so its
-			// placeholder calls never reach a server.
-			note, _ := p.str(v, []any{"todo"})
-			p.errf(k, []any{"todo"}, "fill in the cassette: %s (then delete todo; until then replay never sends its calls)", strings.TrimSpace(note))
-		case "runs":
-			hasRuns = true
-			if v.Kind != yaml.SequenceNode {
-				p.errf(v, []any{"runs"}, "want a list of runs ({when, turns})")
-				continue
-			}
-			if len(v.Content) == 0 {
-				p.errf(v, []any{"runs"}, "want at least one run")
-			}
-			for i, rn := range v.Content {
-				c.Runs = append(c.Runs, p.run(deref(rn), []any{"runs", i}))
-			}
-		}
-	}
-	if c.CaseLine == 0 && !p.reported(n, "case") {
-		p.errf(n, nil, "missing field \"case\" (the id of the case it answers for)")
-	}
-	if !hasRuns && !p.reported(n, "runs") {
-		p.errf(n, nil, "missing field \"runs\"")
-	}
-	return c
-}
-
 // reported says whether a misspelling of field was reported among the
 // keys of mapping n (so it is not also reported missing).
 func (p *cassetteParser) reported(n *yaml.Node, field string) bool {
@@ -237,43 +197,6 @@ func (p *cassetteParser) reported(n *yaml.Node, field string) bool {
 		}
 	}
 	return false
-}
-
-func (p *cassetteParser) run(n *yaml.Node, path []any) CassetteRun {
-	r := CassetteRun{Line: n.Line}
-	fs, ok := p.fields(n, path, "a run", "when", "turns")
-	if !ok {
-		return r
-	}
-	hasTurns := false
-	for _, f := range fs {
-		switch k, v := f[0], f[1]; k.Value {
-		case "when":
-			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
-				continue
-			}
-			sel, _ := p.fields(v, at(path, "when"), "a cell selector", CassetteAxes...)
-			for _, s := range sel {
-				r.When = append(r.When, CassetteSelector{Axis: s[0].Value, Patterns: p.patterns(s[1], at(path, "when", s[0].Value))})
-			}
-		case "turns":
-			hasTurns = true
-			if v.Kind != yaml.SequenceNode {
-				p.errf(v, at(path, "turns"), "want a list of turns")
-				continue
-			}
-			if len(v.Content) == 0 {
-				p.errf(v, at(path, "turns"), "want at least one turn")
-			}
-			for i, tn := range v.Content {
-				r.Turns = append(r.Turns, p.turn(deref(tn), at(path, "turns", i)))
-			}
-		}
-	}
-	if !hasTurns && !p.reported(n, "turns") {
-		p.errf(n, path, "missing field \"turns\"")
-	}
-	return r
 }
 
 func (p *cassetteParser) patterns(n *yaml.Node, path []any) []string {
@@ -319,92 +242,6 @@ func numericAxis(path []any) bool {
 	name, _ := path[len(path)-1].(string)
 	a := cell.Lookup(name)
 	return a != nil && a.Numeric
-}
-
-// turnFields are the fields of a turn.
-var turnFields = []string{"content", "thinking", "tool_calls", "tokens", "latency_ms", "done_reason"}
-
-func (p *cassetteParser) turn(n *yaml.Node, path []any) CassetteTurn {
-	t := CassetteTurn{Line: n.Line}
-	fs, _ := p.fields(n, path, "a turn", turnFields...)
-	for _, f := range fs {
-		k, v := f[0], f[1]
-		el := at(path, k.Value)
-		switch k.Value {
-		case "content":
-			t.Content, _ = p.str(v, el)
-		case "thinking":
-			t.Thinking, _ = p.str(v, el)
-		case "done_reason":
-			t.DoneReason, _ = p.str(v, el)
-		case "latency_ms":
-			if ms, ok := p.num(v, el); ok {
-				t.Latency = time.Duration(math.Round(ms * float64(time.Millisecond)))
-			}
-		case "tokens":
-			tf, _ := p.fields(v, el, "token counts", "in", "out")
-			for _, x := range tf {
-				f, ok := p.num(x[1], at(el, x[0].Value))
-				if !ok {
-					continue
-				}
-				if x[0].Value == "in" {
-					t.TokensIn = int(f)
-				} else {
-					t.TokensOut = int(f)
-				}
-			}
-		case "tool_calls":
-			if v.Kind != yaml.SequenceNode {
-				p.errf(v, el, "want a list of tool calls ({name, arguments})")
-				continue
-			}
-			for i, cn := range v.Content {
-				t.ToolCalls = append(t.ToolCalls, p.toolCall(deref(cn), at(el, i)))
-			}
-		}
-	}
-	return t
-}
-
-func (p *cassetteParser) toolCall(n *yaml.Node, path []any) CassetteCall {
-	c := CassetteCall{Line: n.Line, Col: n.Column}
-	fs, ok := p.fields(n, path, "a tool call", "name", "arguments", "raw_arguments")
-	if !ok {
-		return c
-	}
-	var args *yaml.Node
-	for _, f := range fs {
-		k, v := f[0], f[1]
-		switch k.Value {
-		case "name":
-			c.Line, c.Col = v.Line, v.Column
-			c.Name, _ = p.str(v, at(path, "name"))
-		case "arguments", "raw_arguments":
-			if args != nil {
-				p.errf(k, at(path, k.Value), "give arguments or raw_arguments, not both")
-				continue
-			}
-			args = k
-			if k.Value == "raw_arguments" {
-				if s, ok := p.str(v, at(path, "raw_arguments")); ok {
-					c.Arguments = json.RawMessage(s)
-				}
-				continue
-			}
-			var buf bytes.Buffer
-			if p.toJSON(&buf, v, at(path, "arguments")) {
-				c.Arguments = json.RawMessage(buf.Bytes())
-			}
-		}
-	}
-	if c.Name == "" && !slices.ContainsFunc(fs, func(f [2]*yaml.Node) bool { return f[0].Value == "name" }) && !p.reported(n, "name") {
-		p.errf(n, path, "missing field \"name\" (the tool called)")
-	}
-	if args == nil {
-		c.Arguments = json.RawMessage("{}")
-	}
-	return c
 }
 
 // toJSON writes a YAML value as compact JSON, keeping mapping key order.

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"gopkg.in/yaml.v3"
@@ -224,5 +226,92 @@ func checkCaseErrorLines(t *testing.T, src string) {
 		if e.Line > maxLine([]byte(src)) {
 			t.Errorf("case error outside the file: %v", e)
 		}
+	}
+}
+
+// A cassette's numbers are read as written, so that the agent, which
+// keeps the text (json.Number), sees 10.0 where the cassette says 10.0:
+// an integer matcher can reject it as it would a live model's. Writing a
+// cassette (MarshalYAML, as the recorder does) and reading it back keeps
+// the text too.
+func TestCassetteNumbersKeepTheirText(t *testing.T) {
+	const src = "case: c\nruns:\n  - turns:\n      - tool_calls: [{name: add, arguments: {a: 10, b: 10.0, c: 1e1, d: -0.0, e: 1.50, f: [2.0, 3], g: {h: 9007199254740993}}}]\n"
+	want := `{"a":10,"b":10.0,"c":1e1,"d":-0.0,"e":1.50,"f":[2.0,3],"g":{"h":9007199254740993}}`
+	cs, errs := ParseCassettes("c.yaml", []byte(src))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if got := string(cs[0].Runs[0].Turns[0].ToolCalls[0].Arguments); got != want {
+		t.Fatalf("read arguments %s, want %s", got, want)
+	}
+	var buf bytes.Buffer
+	if err := EncodeCassette(&buf, cs[0], ""); err != nil {
+		t.Fatal(err)
+	}
+	back, errs := ParseCassettes("c.yaml", buf.Bytes())
+	if len(errs) > 0 {
+		t.Fatalf("%v\n%s", errs, buf.Bytes())
+	}
+	if got := string(back[0].Runs[0].Turns[0].ToolCalls[0].Arguments); got != want {
+		t.Errorf("after writing and reading: %s, want %s\n%s", got, want, buf.Bytes())
+	}
+}
+
+func TestCassetteLatencyRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, d := range []time.Duration{1, 999, 1234567, 2469134, 987654321, 3*time.Minute + 7, 1<<40 + 3} {
+		c := &Cassette{Case: "x", Runs: []CassetteRun{{Turns: []CassetteTurn{{Content: "a", Latency: d}}}}}
+		var buf strings.Builder
+		if err := EncodeCassette(&buf, c, ""); err != nil {
+			t.Fatal(err)
+		}
+		cs, errs := ParseCassettes("x.yaml", []byte(buf.String()))
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		if got := cs[0].Runs[0].Turns[0].Latency; got != d {
+			t.Errorf("latency %d came back as %d (%s)", d, got, buf.String())
+		}
+	}
+}
+
+// TestCassetteWriteReadsBack: every field the format has survives
+// MarshalYAML and ParseCassettes, so a field added to a shape without a
+// writer (or a reader) fails here.
+func TestCassetteWriteReadsBack(t *testing.T) {
+	t.Parallel()
+	in := &Cassette{Case: "c", Runs: []CassetteRun{
+		{When: []CassetteSelector{{Axis: "model", Patterns: []string{"q*"}}, {Axis: "seed", Patterns: []string{"1", "2"}}},
+			Turns: []CassetteTurn{
+				{Thinking: "hm\nyes", ToolCalls: []CassetteCall{{Name: "f", Arguments: json.RawMessage(`{"a":[1,{"b":null}]}`)}, {Name: "g", Arguments: json.RawMessage(`{bad`)}},
+					TokensIn: 3, TokensOut: 4, Latency: 1500 * time.Microsecond, DoneReason: "tool_calls"},
+				{Content: "done"},
+				{}, // an empty reply still has content ""
+			}},
+	}}
+	var buf bytes.Buffer
+	if err := EncodeCassette(&buf, in, "a comment"); err != nil {
+		t.Fatal(err)
+	}
+	out, errs := ParseCassettes("x.yaml", buf.Bytes())
+	if len(errs) > 0 || len(out) != 1 {
+		t.Fatalf("%v\n%s", errs, buf.Bytes())
+	}
+	got := out[0]
+	got.File, got.Line, got.Col, got.CaseLine, got.CaseCol = "", 0, 0, 0, 0
+	for i := range got.Runs {
+		got.Runs[i].Line = 0
+		for j := range got.Runs[i].Turns {
+			got.Runs[i].Turns[j].Line = 0
+			for k := range got.Runs[i].Turns[j].ToolCalls {
+				got.Runs[i].Turns[j].ToolCalls[k].Line, got.Runs[i].Turns[j].ToolCalls[k].Col = 0, 0
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Errorf("read back\n%#v\nwant\n%#v\n%s", got, in, buf.Bytes())
+	}
+	if !strings.HasPrefix(buf.String(), "# a comment\n") {
+		t.Errorf("no comment:\n%s", buf.Bytes())
 	}
 }

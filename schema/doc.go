@@ -48,9 +48,12 @@
 // # Cassettes
 //
 // ParseCassettes parses replay cassette files (the format of
-// engine/backend/replay, which converts the result) with every mistake
-// at file:line:col; CassetteJSONSchema is their JSON Schema (committed as
-// cassette.schema.json). LoadCassettes loads a cassette directory;
+// engine/backend/replay) with every mistake at file:line:col, and
+// Cassette.MarshalYAML and EncodeCassette write them (the recorder, the
+// BFCL importer and `toolward init` all write through them). Each field
+// of the format is one entry of the shapes in cassette_format.go, which
+// give the parser its keys and CassetteJSONSchema, generated from them,
+// its properties (committed as cassette.schema.json). LoadCassettes loads a cassette directory;
 // CheckCassettes reports cassettes for case ids a config does not have,
 // with a did-you-mean. YAMLSyntaxError places yaml.v3's syntax errors at
 // the offending line (yaml.v3 reports a block parser error where the

@@ -23,8 +23,8 @@
 //
 // A turn has any of: content, thinking, tool_calls (each {name, arguments}
 // or {name, raw_arguments}), tokens {in, out}, latency_ms and done_reason.
-// The format's parser is schema.ParseCassettes (its JSON Schema is
-// schema/cassette.schema.json): New reports every mistake of every file
+// The format's reader and writer are schema.ParseCassettes and
+// schema.EncodeCassette (its JSON Schema is schema/cassette.schema.json): New reports every mistake of every file
 // at file:line:col, a misspelt field with a did-you-mean, and reads each
 // file through schema.ReadFile, refusing one over
 // schema.MaxCassetteFileSize (64 MiB) or a path naming a device. `toolward

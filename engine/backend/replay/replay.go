@@ -18,7 +18,8 @@ type Replay struct {
 }
 
 type entry struct {
-	cassette *Cassette
+	cassette *schema.Cassette
+	runs     []run
 	// replies[i][j] is run i's reply for turn j, built once at load.
 	replies [][]*backend.Response
 }
@@ -40,19 +41,24 @@ func New(dir string) (*Replay, error) {
 	}
 	r := &Replay{dir: dir, cases: make(map[string]*entry, len(cs))}
 	for _, c := range cs {
-		r.cases[c.Case] = build(fromSchema(c))
+		r.cases[c.Case] = build(c)
 	}
 	return r, nil
 }
 
-func build(c *Cassette) *entry {
+func build(c *schema.Cassette) *entry {
 	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs))}
-	for i, run := range c.Runs {
-		e.replies[i] = make([]*backend.Response, len(run.Turns))
-		for j, t := range run.Turns {
+	for i := range c.Runs {
+		e.runs = append(e.runs, compile(&c.Runs[i]))
+		e.replies[i] = make([]*backend.Response, len(c.Runs[i].Turns))
+		for j, t := range c.Runs[i].Turns {
+			var calls []backend.ToolCall
+			for _, tc := range t.ToolCalls {
+				calls = append(calls, backend.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
+			}
 			e.replies[i][j] = &backend.Response{
 				Message: backend.Message{
-					Role: "assistant", Content: t.Content, Thinking: t.Thinking, ToolCalls: t.ToolCalls,
+					Role: "assistant", Content: t.Content, Thinking: t.Thinking, ToolCalls: calls,
 				},
 				TokensIn: t.TokensIn, TokensOut: t.TokensOut, Latency: t.Latency, DoneReason: t.DoneReason,
 			}
@@ -85,8 +91,8 @@ func (r *Replay) Chat(ctx context.Context, req *backend.Request) (*backend.Respo
 	if !ok {
 		return nil, r.miss(k, fmt.Sprintf("no cassette for case %q", k.Case))
 	}
-	for i := range e.cassette.Runs {
-		run := &e.cassette.Runs[i]
+	for i := range e.runs {
+		run := &e.runs[i]
 		if !run.matches(k.Cell) {
 			continue
 		}

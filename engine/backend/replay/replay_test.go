@@ -353,23 +353,6 @@ func BenchmarkReplayChat(b *testing.B) {
 	}
 }
 
-func TestLatencyRoundTrip(t *testing.T) {
-	for _, d := range []time.Duration{1, 999, 1234567, 2469134, 987654321, 3*time.Minute + 7, 1<<40 + 3} {
-		c := &Cassette{Case: "x", Runs: []Run{{Turns: []Turn{{Content: "a", Latency: d}}}}}
-		var buf strings.Builder
-		if err := Write(&buf, c); err != nil {
-			t.Fatal(err)
-		}
-		cs, err := parse("x.yaml", []byte(buf.String()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := cs[0].Runs[0].Turns[0].Latency; got != d {
-			t.Errorf("latency %d came back as %d (%s)", d, got, buf.String())
-		}
-	}
-}
-
 // TestLoadRefusesHugeAndDevices: cassettes are read through
 // schema.ReadFile, so a file over schema.MaxCassetteFileSize or a path
 // naming a device is an error instead of an unbounded read.

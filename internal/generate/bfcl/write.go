@@ -2,6 +2,7 @@ package bfcl
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/schema"
 )
 
 // Budgets for one written file, below the loaders' limits (cases 4 MiB,
@@ -52,7 +55,10 @@ func Write(s *Suite, dir, configDir string, caseSchema []byte) (*Layout, error) 
 				return nil, fmt.Errorf("case %s: %v", c.ID, err)
 			}
 			caseDocs = append(caseDocs, b)
-			b, err = marshal(cassetteOf(c))
+			tape, err := cassetteOf(c)
+			if err == nil {
+				b, err = marshal(tape)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("cassette %s: %v", c.ID, err)
 			}
@@ -165,37 +171,25 @@ func partName(sub, cat string, i int) string {
 	return fmt.Sprintf("%s/%s-%d.yaml", sub, cat, i+1)
 }
 
-type cassette struct {
-	Case string `yaml:"case"`
-	Runs []run  `yaml:"runs"`
-}
-
-type run struct {
-	Turns []turn `yaml:"turns"`
-}
-
-type turn struct {
-	ToolCalls []toolCall `yaml:"tool_calls,omitempty"`
-	Content   string     `yaml:"content,omitempty"`
-}
-
-type toolCall struct {
-	Name      string         `yaml:"name"`
-	Arguments map[string]any `yaml:"arguments"`
-}
-
 // cassetteOf scripts a model that answers with the case's golden.
-func cassetteOf(c *Case) cassette {
-	var turns []turn
+func cassetteOf(c *Case) (*schema.Cassette, error) {
+	var turns []schema.CassetteTurn
 	if len(c.Golden.Calls) > 0 {
-		t := turn{}
+		t := schema.CassetteTurn{}
 		for _, gc := range c.Golden.Calls {
-			t.ToolCalls = append(t.ToolCalls, toolCall{Name: gc.Tool, Arguments: gc.Args})
+			args := json.RawMessage("{}")
+			if len(gc.Args) > 0 {
+				var err error
+				if args, err = json.Marshal(gc.Args); err != nil {
+					return nil, err
+				}
+			}
+			t.ToolCalls = append(t.ToolCalls, schema.CassetteCall{Name: gc.Tool, Arguments: args})
 		}
 		turns = append(turns, t)
 	}
-	turns = append(turns, turn{Content: c.Golden.Answer})
-	return cassette{Case: c.ID, Runs: []run{{Turns: turns}}}
+	turns = append(turns, schema.CassetteTurn{Content: c.Golden.Answer})
+	return &schema.Cassette{Case: c.ID, Runs: []schema.CassetteRun{{Turns: turns}}}, nil
 }
 
 // configText is bfcl.cue for the written layout.

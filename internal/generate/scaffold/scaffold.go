@@ -29,6 +29,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/schema"
 )
 
 // Tool is one tool of the server, as listed.
@@ -304,38 +306,27 @@ func oneLine(s string) string {
 }
 
 func cassetteFile(dir, id string, t Tool) ([]byte, error) {
-	type call struct {
-		Name      string         `yaml:"name"`
-		Arguments map[string]any `yaml:"arguments"`
+	doc := &schema.Cassette{Case: id}
+	args, err := json.Marshal(placeholders(parseSchema(t.InputSchema)))
+	if err != nil {
+		return nil, err
 	}
-	type turn struct {
-		ToolCalls []call `yaml:"tool_calls,omitempty"`
-		Content   string `yaml:"content,omitempty"`
-	}
-	type run struct {
-		Turns []turn `yaml:"turns"`
-	}
-	doc := struct {
-		Todo string `yaml:"todo"`
-		Case string `yaml:"case"`
-		Runs []run  `yaml:"runs"`
-	}{Case: id}
-	placeholderCall := call{Name: t.Name, Arguments: placeholders(parseSchema(t.InputSchema))}
-	answer := turn{Content: "TODO: the answer a good reply gives"}
+	placeholderCall := schema.CassetteCall{Name: t.Name, Arguments: args}
+	answer := schema.CassetteTurn{Content: "TODO: the answer a good reply gives"}
 	head := "# A scripted model for replay.cue (see `go doc github.com/toolward/toolward/engine/backend/replay`).\n" +
 		"# Record real ones with `toolward run " + path.Join(filepath.ToSlash(dir), "toolward.cue") + " --record DIR`\n" +
 		"# (from the directory you ran init in). Until todo is deleted, validate\n" +
 		"# reports this cassette and replay refuses it.\n"
 	if t.ReadOnly {
 		doc.Todo = CassetteTodo
-		doc.Runs = []run{{Turns: []turn{{ToolCalls: []call{placeholderCall}}, answer}}}
+		doc.Runs = []schema.CassetteRun{{Turns: []schema.CassetteTurn{{ToolCalls: []schema.CassetteCall{placeholderCall}}, answer}}}
 		head += "# Turn 0 calls the tool (read-only, says the server), turn 1 answers.\n"
 	} else {
 		// The call would change the server's world: it is shown, not
 		// scripted, so that nothing sends it until a person writes it.
 		doc.Todo = WriteCassetteTodo
-		doc.Runs = []run{{Turns: []turn{answer}}}
-		shown, err := marshal([]turn{{ToolCalls: []call{placeholderCall}}})
+		doc.Runs = []schema.CassetteRun{{Turns: []schema.CassetteTurn{answer}}}
+		shown, err := marshal([]schema.CassetteTurn{{ToolCalls: []schema.CassetteCall{placeholderCall}}})
 		if err != nil {
 			return nil, err
 		}

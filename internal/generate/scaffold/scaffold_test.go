@@ -130,7 +130,7 @@ func TestCassetteSkeletons(t *testing.T) {
 	if todo, n := calls("cassettes/write.yaml"); todo != WriteCassetteTodo || n != 0 {
 		t.Errorf("write tool: todo %q, %d calls", todo, n)
 	}
-	if !strings.Contains(string(files["cassettes/write.yaml"]), "\n#      - tool_calls:\n#          - name: write\n#            arguments:\n#              path: TODO\n") {
+	if !strings.Contains(string(files["cassettes/write.yaml"]), "\n#      - tool_calls:\n#          - {name: write, arguments: {path: TODO}}\n") {
 		t.Errorf("the write tool's cassette does not show the call to write:\n%s", files["cassettes/write.yaml"])
 	}
 }
