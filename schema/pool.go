@@ -7,7 +7,7 @@ import (
 )
 
 // PoolHost is one host of a pool of model hosts (backend.ollama.hosts,
-// backend.openai.base_urls). In a config it is a URL string, or an
+// backend.openai.base_urls, backend.anthropic.base_urls). In a config it is a URL string, or an
 // object with the URL and the host's own limits.
 type PoolHost struct {
 	URL string `json:"url"`
@@ -61,6 +61,12 @@ func (o *Ollama) PoolHosts() []PoolHost { return poolHosts(o.Host, o.Hosts, o.Ho
 // alone, with Concurrency filled in as for Ollama.PoolHosts.
 func (o *OpenAI) PoolHosts() []PoolHost {
 	return poolHosts(o.BaseURL, o.BaseURLs, o.HostConcurrency)
+}
+
+// PoolHosts returns the servers requests go to: BaseURLs, or BaseURL
+// alone, with Concurrency filled in as for Ollama.PoolHosts.
+func (a *Anthropic) PoolHosts() []PoolHost {
+	return poolHosts(a.BaseURL, a.BaseURLs, a.HostConcurrency)
 }
 
 func poolHosts(one string, many []PoolHost, limit int) []PoolHost {

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/toolward/toolward/matchers"
@@ -174,9 +176,67 @@ type Builtin struct {
 
 // Backend says which model backend answers; exactly one field is set.
 type Backend struct {
-	Ollama *Ollama `json:"ollama,omitempty"`
-	OpenAI *OpenAI `json:"openai,omitempty"`
-	Replay string  `json:"replay,omitempty"` // cassette directory
+	Ollama    *Ollama    `json:"ollama,omitempty"`
+	OpenAI    *OpenAI    `json:"openai,omitempty"`
+	Anthropic *Anthropic `json:"anthropic,omitempty"`
+	Replay    string     `json:"replay,omitempty"` // cassette directory
+}
+
+// Anthropic configures the backend for Anthropic's Messages API.
+type Anthropic struct {
+	BaseURL string `json:"base_url"` // the API root; default https://api.anthropic.com
+	// APIKeyEnv names the environment variable holding the API key
+	// (default ANTHROPIC_API_KEY); "" sends none. The key is read at run
+	// time and never stored.
+	APIKeyEnv string            `json:"api_key_env"`
+	Headers   map[string]string `json:"headers,omitempty"` // extra HTTP headers (no key)
+	MaxTokens int               `json:"max_tokens"`        // default 4096
+	// ToolChoice, when set, is sent with requests that offer tools.
+	ToolChoice *ToolChoice `json:"tool_choice,omitempty"`
+	// DisableParallelToolUse, when true, asks for at most one tool call
+	// per reply.
+	DisableParallelToolUse bool `json:"disable_parallel_tool_use,omitempty"`
+	// ThinkingBudget, when positive, enables extended thinking with this
+	// many tokens.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
+	// HostConcurrency caps requests in flight to each server; 0 means
+	// the run's concurrency.
+	HostConcurrency int `json:"host_concurrency,omitempty"`
+	// BaseURLs, when set, is a pool of servers used instead of BaseURL.
+	BaseURLs []PoolHost `json:"base_urls,omitempty"`
+}
+
+// ToolChoice is Anthropic's tool_choice as a config writes it: "auto",
+// "any", "none", or {tool: NAME}.
+type ToolChoice struct {
+	Type string // auto | any | none | tool
+	Tool string // the tool's name, with Type "tool"
+}
+
+// UnmarshalJSON reads "auto", "any", "none" or {"tool": NAME}.
+func (tc *ToolChoice) UnmarshalJSON(b []byte) error {
+	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '"' {
+		*tc = ToolChoice{}
+		return json.Unmarshal(s, &tc.Type)
+	}
+	var w struct {
+		Tool string `json:"tool"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	*tc = ToolChoice{Type: "tool", Tool: w.Tool}
+	return nil
+}
+
+// MarshalJSON writes the choice as a config would say it.
+func (tc ToolChoice) MarshalJSON() ([]byte, error) {
+	if tc.Type == "tool" {
+		return json.Marshal(map[string]string{"tool": tc.Tool})
+	}
+	return json.Marshal(tc.Type)
 }
 
 // OpenAI configures the backend for OpenAI-compatible servers.

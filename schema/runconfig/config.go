@@ -284,7 +284,7 @@ func merge(file string, pos positions, issues []cueIssue) *schema.Error {
 			case "server":
 				alts = []string{"builtin", "command", "url"}
 			case "backend":
-				alts = []string{"ollama", "openai", "replay"}
+				alts = []string{"ollama", "openai", "anthropic", "replay"}
 			default:
 				return at(is, "want exactly one of the alternatives")
 			}
@@ -572,6 +572,9 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 				add([]any{"backend", "openai", "headers", k}, "a key in headers would be written to config.json; put it in an environment variable and name that in api_key_env")
 			}
 		}
+	}
+	if a := c.Backend.Anthropic; a != nil {
+		errs = append(errs, checkAnthropic(c, a, pos)...)
 	}
 	if o := c.Backend.Ollama; o != nil && o.KeepAlive != "" {
 		if _, err := time.ParseDuration(o.KeepAlive); err != nil {

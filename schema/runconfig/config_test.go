@@ -166,7 +166,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{head + "server: {builtin: {}, url: \"http://x\"}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
 			`c.cue:3:9: server: want exactly one of builtin, command, url, got builtin and url`},
 		{head + "server: builtin: {}\nbackend: {ollama: {}, replay: \"c\"}\nmatrix: models: [\"m\"]\n",
-			`c.cue:4:10: backend: want exactly one of ollama, openai, replay, got ollama and replay`},
+			`c.cue:4:10: backend: want exactly one of ollama, openai, anthropic, replay, got ollama and replay`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], confirm: [\"maybe\"]}\n",
 			`c.cue:5:35: matrix.confirm[0]: want one of "approve", "auto", "deny", got "maybe"`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\nlimits: run_timeout: \"2 minutes\"\n",

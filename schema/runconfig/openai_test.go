@@ -41,7 +41,7 @@ func TestLoadConfigOpenAI(t *testing.T) {
 		{"backend: openai: headers: {Authorization: \"Bearer sk-1\"}\n", `c.cue:5:28: backend.openai.headers.Authorization: a key in headers would be written to config.json; put it in an environment variable and name that in api_key_env`},
 		{"backend: openai: api_key_env: \"$KEY\"\n", `c.cue:5:31: backend.openai.api_key_env: want an environment variable name (letters, digits, _; not starting with a digit), got "$KEY"`},
 		{"backend: openai: tool_choice: \"any\"\n", `c.cue:5:31: backend.openai.tool_choice: want one of "auto", "none", "required", got "any"`},
-		{"backend: {ollama: {}, openai: {}}\n", `c.cue:5:10: backend: want exactly one of ollama, openai, replay, got ollama and openai`},
+		{"backend: {ollama: {}, openai: {}}\n", `c.cue:5:10: backend: want exactly one of ollama, openai, anthropic, replay, got ollama and openai`},
 	} {
 		_, err := load(t, tt.backend)
 		var es schema.Errors

@@ -19,6 +19,9 @@ func checkPools(c *schema.Config, pos positions, add func(elems []any, format st
 	if o := c.Backend.OpenAI; o != nil {
 		checkPool(c, pos, add, "openai", "base_url", "base_urls", o.BaseURLs)
 	}
+	if a := c.Backend.Anthropic; a != nil {
+		checkPool(c, pos, add, "anthropic", "base_url", "base_urls", a.BaseURLs)
+	}
 }
 
 func checkPool(c *schema.Config, pos positions, add func(elems []any, format string, args ...any), kind, one, many string, hosts []schema.PoolHost) {
