@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/openai"
+	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
 	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 	"github.com/toolward/toolward/internal/analysis/report"
@@ -152,6 +153,21 @@ func openaiScript(whole bool) fakeopenai.Script {
 	}
 }
 
+func anthropicScript() fakeanthropic.Script {
+	return func(req *fakeanthropic.Request) fakeanthropic.Reply {
+		t := conversation(fakeanthropic.FirstUser(req), fakeanthropic.ToolResults(req))
+		rep := fakeanthropic.Reply{Content: t.content, Status: t.status, Error: "unscripted", Chunks: 4}
+		for _, c := range t.calls {
+			rep.ToolCalls = append(rep.ToolCalls, fakeanthropic.ToolCall{Name: c.name, Args: c.args})
+		}
+		return rep
+	}
+}
+
+// anthropicKey is the API key the fake Anthropic API of these tests
+// wants, from the variable anthropicKeyEnv.
+const anthropicKey, anthropicKeyEnv = "sk-ant-toolward-test-3b9d", "TOOLWARD_TEST_ANTHROPIC_KEY"
+
 // wire is one backend and its fake, as a config's backend block.
 type wire struct {
 	name    string
@@ -173,6 +189,12 @@ func wires() []wire {
 		{"openai fragments", openaiWire(false, true)},
 		{"openai whole", openaiWire(true, true)},
 		{"openai not streamed", openaiWire(false, false)},
+		{"anthropic", func(t *testing.T) string {
+			t.Setenv(anthropicKeyEnv, anthropicKey)
+			fake := fakeanthropic.Start(t, fakeanthropic.Options{Script: anthropicScript(), FailFirst: 1, APIKey: anthropicKey,
+				Models: []fakeanthropic.Model{{ID: fakeollama.DefaultModel}}})
+			return fmt.Sprintf("backend: anthropic: {base_url: %q, api_key_env: %q}", fake.URL, anthropicKeyEnv)
+		}},
 	}
 }
 
@@ -415,4 +437,121 @@ func BenchmarkRunFakeOpenAI(b *testing.B) {
 	}
 	j, p := benchJob(b, be, fakeopenai.DefaultModel)
 	benchRuns(b, j, p)
+}
+
+// TestAnthropicKeyNeverWritten: the API key reaches the server but no file
+// of the result directory, nor recorded cassettes; config.json and the
+// reports say the backend takes no seed.
+func TestAnthropicKeyNeverWritten(t *testing.T) {
+	t.Setenv(anthropicKeyEnv, anthropicKey)
+	fake := fakeanthropic.Start(t, fakeanthropic.Options{APIKey: anthropicKey, Script: anthropicScript(), Models: []fakeanthropic.Model{{ID: fakeollama.DefaultModel}}})
+	writeSuite(t, fmt.Sprintf("backend: anthropic: {base_url: %q, api_key_env: %q, headers: {\"anthropic-beta\": \"evals\"}}", fake.URL, anthropicKeyEnv))
+	res, err := Run(context.Background(), Options{ConfigPath: "run.cue", Builtin: Bundled, Backoff: noBackoff, RecordDir: "cassettes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pass == 0 {
+		t.Fatalf("nothing passed: %+v", res)
+	}
+	if _, err := report.Build(res.Dir); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, dir := range []string{res.Dir, "cassettes"} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			b, _ := os.ReadFile(path)
+			if strings.Contains(string(b), anthropicKey) {
+				t.Errorf("%s contains the API key", path)
+			}
+			return nil
+		})
+	}
+	if files < 6 {
+		t.Fatalf("only %d files checked", files)
+	}
+	for _, r := range fake.Requests() {
+		if r.Header.Get("X-Api-Key") != anthropicKey || r.Header.Get("Anthropic-Version") != "2023-06-01" || r.Header.Get("Anthropic-Beta") != "evals" {
+			t.Fatalf("request headers %v", r.Header)
+		}
+	}
+	meta, _ := os.ReadFile(filepath.Join(res.Dir, "config.json"))
+	for _, want := range []string{`"api_key_env": "` + anthropicKeyEnv + `"`, `"unseeded": true`, "Anthropic Messages API at " + fake.URL} {
+		if !strings.Contains(string(meta), want) {
+			t.Errorf("config.json lacks %s:\n%s", want, meta)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(res.Dir, "report.md"))
+	if !strings.Contains(string(md), "the backend takes no seed") {
+		t.Errorf("report.md does not say the backend takes no seed:\n%s", md)
+	}
+}
+
+// TestAnthropicPreflightStops: nothing listening, a refused key, a
+// missing model (named with the paginated list and a did-you-mean) stop
+// the job before any run, with no result directory left.
+func TestAnthropicPreflightStops(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	keyed := fakeanthropic.Start(t, fakeanthropic.Options{APIKey: "right"})
+	paged := fakeanthropic.Start(t, fakeanthropic.Options{PageSize: 2, Models: []fakeanthropic.Model{
+		{ID: "claude-haiku-4-5-20251001"}, {ID: "claude-opus-4-6"}, {ID: "claude-sonnet-4-6"}, {ID: "demo-model-2"}, {ID: "zeta"},
+	}})
+	t.Setenv(anthropicKeyEnv, "wrong")
+	for _, tc := range []struct{ block, says string }{
+		{fmt.Sprintf("backend: anthropic: {base_url: %q, api_key_env: \"\"}", closed), "cannot reach the Anthropic API at " + closed},
+		{fmt.Sprintf("backend: anthropic: {base_url: %q, api_key_env: %q}", keyed.URL, anthropicKeyEnv), "401 Unauthorized: invalid x-api-key (authentication_error); check that $" + anthropicKeyEnv + " (backend.anthropic.api_key_env) holds an Anthropic API key"},
+		{fmt.Sprintf("backend: anthropic: {base_url: %q, api_key_env: \"\"}", paged.URL), "has no model demo-model (did you mean demo-model-2?); it lists: claude-haiku-4-5-20251001, claude-opus-4-6, claude-sonnet-4-6, demo-model-2, zeta"},
+	} {
+		writeSuite(t, tc.block)
+		_, err := Run(context.Background(), Options{ConfigPath: "run.cue", Builtin: Bundled})
+		if err == nil || !strings.Contains(err.Error(), "nothing ran") || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %v", tc.block, err)
+		}
+		if entries, _ := os.ReadDir("results/backends"); len(entries) > 0 {
+			t.Errorf("%s: a result directory was left", tc.block)
+		}
+	}
+	if paged.Pages() != 3 {
+		t.Errorf("read %d pages of the model list, want 3", paged.Pages())
+	}
+}
+
+// TestAnthropicThrottleAndOverflow: 429 and 529 are waited out (the
+// server's retry-after, a lower bound a timer guarantees) and the same
+// request sent again inside the one attempt, without restarting the run
+// or using up limits.retries; a prompt
+// too long is its own error kind and is not retried.
+func TestAnthropicThrottleAndOverflow(t *testing.T) {
+	for _, status := range []int{429, 529} {
+		fake := fakeanthropic.Start(t, fakeanthropic.Options{Script: anthropicScript(), FailFirst: 2, FailStatus: status, FailRetryAfter: "0.25",
+			Models: []fakeanthropic.Model{{ID: fakeollama.DefaultModel}}})
+		writeSuite(t, fmt.Sprintf("backend: anthropic: {base_url: %q, api_key_env: \"\"}", fake.URL))
+		res, err := Run(context.Background(), Options{ConfigPath: "run.cue", Builtin: Bundled, Backoff: noBackoff, Filters: []string{"case=sum", "seed=1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := readRuns(t, res.Dir)
+		if len(recs) != 1 || recs[0].Outcome != "pass" || recs[0].Attempts != 1 || recs[0].Duration.Duration() < 500*time.Millisecond || len(fake.Requests()) != 4 {
+			t.Fatalf("%d: records %+v, %d requests", status, recs, len(fake.Requests()))
+		}
+	}
+
+	small := fakeanthropic.Start(t, fakeanthropic.Options{Script: anthropicScript(), ContextTokens: 12, Models: []fakeanthropic.Model{{ID: fakeollama.DefaultModel}}})
+	writeSuite(t, fmt.Sprintf("backend: anthropic: {base_url: %q, api_key_env: \"\"}", small.URL))
+	res, err := Run(context.Background(), Options{ConfigPath: "run.cue", Builtin: Bundled, Backoff: noBackoff, Filters: []string{"case=sum", "seed=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := readRuns(t, res.Dir)
+	if len(recs) != 1 || recs[0].Outcome != "error" || recs[0].Error.Kind != backend.KindContextOverflow || recs[0].Attempts != 1 || len(recs[0].Trace.Calls) != 1 {
+		t.Fatalf("records %+v", recs)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/anthropic"
 	"github.com/toolward/toolward/engine/backend/ollama"
 	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/backend/pool"
@@ -254,8 +255,8 @@ func loadDescriptions(cfg *schema.Config, names []string) (map[string]toolset.De
 	return out, nil
 }
 
-// newBackend builds the backend a config names. Ollama and OpenAI
-// backends are a pool of their hosts (one host is a pool of one), which
+// newBackend builds the backend a config names. Ollama, OpenAI and
+// Anthropic backends are a pool of their hosts (one host is a pool of one), which
 // applies host_concurrency and names the host in every response.
 func newBackend(b schema.Backend) (backend.Backend, error) {
 	switch {
@@ -272,10 +273,24 @@ func newBackend(b schema.Backend) (backend.Backend, error) {
 				MaxTokens: o.MaxTokens, ToolChoice: o.ToolChoice, ParallelToolCalls: o.ParallelToolCalls, NoStream: !o.Stream,
 			})
 		})
+	case b.Anthropic != nil:
+		a := b.Anthropic
+		cfg := anthropic.Config{
+			APIKeyEnv: a.APIKeyEnv, Headers: a.Headers, MaxTokens: a.MaxTokens,
+			DisableParallelToolUse: a.DisableParallelToolUse, ThinkingBudget: a.ThinkingBudget,
+		}
+		if tc := a.ToolChoice; tc != nil {
+			cfg.ToolChoice, cfg.ToolName = tc.Type, tc.Tool
+		}
+		return newPool(a.PoolHosts(), func(url string) (backend.Backend, error) {
+			c := cfg
+			c.BaseURL = url
+			return anthropic.New(c)
+		})
 	case b.Replay != "":
 		return replay.New(b.Replay)
 	}
-	return nil, errors.New("config: backend must set ollama, openai or replay")
+	return nil, errors.New("config: backend must set ollama, openai, anthropic or replay")
 }
 
 // newPool makes a pool of hosts, one backend per host from mk.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolward/toolward/engine"
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/backend/anthropic"
 	"github.com/toolward/toolward/engine/backend/ollama"
 	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/session"
@@ -43,10 +44,11 @@ approved; under deny it is not made and the model is told the user
 declined). A run offers a subset of these tools in a shuffled order.
 
 --backend picks the conversion: ollama (what Ollama's /api/chat gets; the
-default without a config, and for an ollama config) or mcp (the JSON
-Schema as the server lists it; the default for an openai config, which
-sends it unchanged, and for a replay config, which sends tools to no
-model).
+default without a config, and for an ollama config), openai (the function
+tools of /chat/completions; the default for an openai config), anthropic
+(the Messages API's {name, description, input_schema}; the default for an
+anthropic config) or mcp (the JSON Schema as the server lists it; the
+default for a replay config, which sends tools to no model).
 
 A COMMAND server gets the same environment as under "toolward run":
 PATH, HOME and a few more of toolward's variables, plus --env; with
@@ -187,7 +189,8 @@ type sentTool struct {
 // converters turn a tool into what each backend sends the model. Adding
 // a backend is one entry.
 var converters = map[string]func(backend.Tool) (sentTool, error){
-	"openai": func(t backend.Tool) (sentTool, error) { return functionTool(openai.EncodeTool(t)) },
+	"openai":    func(t backend.Tool) (sentTool, error) { return functionTool(openai.EncodeTool(t)) },
+	"anthropic": func(t backend.Tool) (sentTool, error) { return anthropicTool(anthropic.EncodeTool(t)) },
 	"ollama": func(t backend.Tool) (sentTool, error) {
 		ot, err := ollama.ConvertTool(t)
 		if err != nil {
@@ -223,6 +226,23 @@ func functionTool(wire []byte, err error) (sentTool, error) {
 		return sentTool{}, fmt.Errorf("decoding the tool as sent: %w", err)
 	}
 	return sentTool{Name: w.Function.Name, Description: w.Function.Description, Parameters: w.Function.Parameters}, nil
+}
+
+// anthropicTool decodes a tool in the Messages API's wire form:
+// {"name","description","input_schema"}.
+func anthropicTool(wire []byte, err error) (sentTool, error) {
+	if err != nil {
+		return sentTool{}, err
+	}
+	var w struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	if err := json.Unmarshal(wire, &w); err != nil {
+		return sentTool{}, fmt.Errorf("decoding the tool as sent: %w", err)
+	}
+	return sentTool{Name: w.Name, Description: w.Description, Parameters: w.InputSchema}, nil
 }
 
 // toolsOutput is what toolward tools prints.
@@ -340,6 +360,8 @@ func configBackend(b schema.Backend) string {
 		return "ollama"
 	case b.OpenAI != nil:
 		return "openai"
+	case b.Anthropic != nil:
+		return "anthropic"
 	}
 	// replay sends tools to no model: show them as the server lists them.
 	return "mcp"

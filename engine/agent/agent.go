@@ -132,7 +132,7 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 				return out, err
 			}
 			out.Trace.Calls = append(out.Trace.Calls, call)
-			req.Messages = append(req.Messages, backend.Message{Role: "tool", Content: call.Result, ToolName: tc.Name, ToolCallID: tc.ID})
+			req.Messages = append(req.Messages, backend.Message{Role: "tool", Content: call.Result, ToolName: tc.Name, ToolCallID: tc.ID, IsError: call.IsError})
 		}
 	}
 	out.OutOfTurns = true

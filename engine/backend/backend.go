@@ -67,6 +67,17 @@ type Message struct {
 	// ToolCallID is, for role tool, the ID of the call it answers ("" when
 	// the backend gave none).
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// IsError is, for role tool, whether the result is an error (the
+	// tool's, or toolward's for a call it did not make); backends whose
+	// API says so (Anthropic's is_error) send it.
+	IsError bool `json:"is_error,omitempty"`
+	// Blocks is, for an assistant reply, the reply as the backend that
+	// made it must be sent it again in later turns, in its own encoding:
+	// Anthropic's content blocks when they include thinking, whose
+	// signatures the API checks. That backend sends Blocks in place of
+	// Content, Thinking and ToolCalls; the others ignore it. nil when the
+	// fields above say everything.
+	Blocks json.RawMessage `json:"blocks,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments are kept as the

@@ -474,6 +474,10 @@ type BackendInfo struct {
 	// Warnings are problems that do not stop the job, e.g. a server
 	// without a model list.
 	Warnings []string `json:"warnings,omitempty"`
+	// Unseeded says that the backend's API takes no seed (Anthropic's):
+	// the seeds of a matrix still make distinct runs, but runs of one
+	// cell differ only by sampling, and no run can be repeated exactly.
+	Unseeded bool `json:"unseeded,omitempty"`
 }
 
 // ModelInfo is what a server's model list says about one model.

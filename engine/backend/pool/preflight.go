@@ -142,6 +142,7 @@ func mergeInfo(a, b *backend.Info) *backend.Info {
 	if b == nil {
 		return a
 	}
+	a.Unseeded = a.Unseeded || b.Unseeded
 	for m, d := range b.Digests {
 		if a.Digests == nil {
 			a.Digests = map[string]string{}
@@ -214,6 +215,7 @@ func (p *Pool) merge(models []string, checks []hostCheck) (*backend.Info, error)
 		for _, w := range c.info.Warnings {
 			info.Warnings = append(info.Warnings, name+": "+w)
 		}
+		info.Unseeded = info.Unseeded || c.info.Unseeded
 		p.mergeFacts(info, name, c.info)
 	}
 	for _, m := range models {

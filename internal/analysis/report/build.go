@@ -185,6 +185,9 @@ func (s *Summary) readConfig(path string) error {
 		for _, model := range models {
 			add("digest "+model, shortDigest(m.Backend.Digests[model]))
 		}
+		if m.Backend.Unseeded {
+			add("seeds", "not sent: the backend takes no seed, so the runs of a cell differ only by sampling and none can be repeated exactly")
+		}
 	}
 	add("toolward", m.Toolward)
 	if m.Planned > 0 {

@@ -1,0 +1,476 @@
+package anthropic
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/toolward/toolward/engine/backend"
+)
+
+// DoneReplyLimit is the DoneReason of a reply cut at Config.MaxReplyBytes,
+// MaxReplyCalls or MaxReplyBlocks: the model produced more than toolward
+// keeps. What was kept is in the reply; tool call input cut short is a
+// malformed call.
+const DoneReplyLimit = "reply_limit"
+
+// MaxReplyCalls bounds the tool_use blocks one reply may hold; a reply
+// that starts more is cut there (DoneReplyLimit), keeping the first
+// MaxReplyCalls.
+const MaxReplyCalls = 1024
+
+// MaxReplyBlocks bounds the content blocks of any type one reply may
+// hold, so that a stream of empty blocks cannot grow a reply without
+// bound.
+const MaxReplyBlocks = 4 * MaxReplyCalls
+
+var (
+	// errCut stops reading a reply that reached a limit.
+	errCut = errors.New("reply size limit reached")
+	// errBrokenStream is a stream that ended before message_stop.
+	errBrokenStream = errors.New("stream ended before message_stop")
+	// errJunk is a stream that sent more bytes carrying no reply (SSE
+	// comments, blank lines, pings, events of unknown types) than the
+	// reply limit: no model writes that, so it is the server's fault.
+	errJunk = errors.New("the server sent more bytes that carry no reply than a whole reply may hold")
+)
+
+// sseReader reads server-sent events. Readers are pooled, so a request
+// allocates no read buffer; one that grew past pooledCap for a long event
+// is dropped rather than kept.
+type sseReader struct {
+	br   *bufio.Reader
+	data []byte // the current event's data, lines joined by \n
+	long []byte // a line longer than br's buffer
+	junk int    // bytes read that carried no data
+}
+
+const (
+	readBufSize = 16 << 10
+	pooledCap   = 64 << 10
+)
+
+var readers = sync.Pool{New: func() any { return &sseReader{br: bufio.NewReaderSize(nil, readBufSize)} }}
+
+func getReader(r io.Reader) *sseReader {
+	s := readers.Get().(*sseReader)
+	s.br.Reset(r)
+	s.data, s.junk = s.data[:0], 0
+	return s
+}
+
+func putReader(s *sseReader) {
+	s.br.Reset(nil)
+	if cap(s.data) > pooledCap {
+		s.data = nil
+	}
+	if cap(s.long) > pooledCap {
+		s.long = nil
+	}
+	readers.Put(s)
+}
+
+// next returns the data of the next event, valid until the next call. It
+// returns io.EOF at the end of the stream, errCut for an event longer
+// than maxEvent and errJunk once more than maxJunk bytes carried no data:
+// comments, blank lines that end no event, and the event:, id: and
+// retry: lines of events without data. (The event's type is in its
+// data, so event: lines are not read further.)
+func (s *sseReader) next(maxEvent, maxJunk int) ([]byte, error) {
+	s.data = s.data[:0]
+	have := false
+	fields := 0 // bytes of this event's lines other than data
+	for {
+		line, err := s.line(maxEvent - len(s.data))
+		if err != nil {
+			if errors.Is(err, io.EOF) && have {
+				return s.data, nil // a last event without its blank line
+			}
+			return nil, err
+		}
+		if len(line) == 0 {
+			if have {
+				return s.data, nil
+			}
+			if err := s.addJunk(fields+1, maxJunk); err != nil {
+				return nil, err
+			}
+			fields = 0
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		switch string(field) {
+		case "data":
+		case "event", "id", "retry":
+			if fields += len(line) + 1; fields > maxEvent {
+				return nil, errCut
+			}
+			continue
+		default: // comments (": keep-alive") and unknown fields
+			if err := s.addJunk(len(line)+1, maxJunk); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if have {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+		have = true
+		if len(s.data) > maxEvent {
+			return nil, errCut
+		}
+	}
+}
+
+// addJunk counts n more bytes that carried no reply (a ping, an event of
+// an unknown type), returning errJunk past maxJunk.
+func (s *sseReader) addJunk(n, maxJunk int) error {
+	if s.junk += n; s.junk > maxJunk {
+		return errJunk
+	}
+	return nil
+}
+
+// line reads one line without its line ending, valid until the next
+// call. A line longer than the read buffer is joined in s.long; past
+// limit bytes it is errCut.
+func (s *sseReader) line(limit int) ([]byte, error) {
+	l, err := s.br.ReadSlice('\n')
+	if err == nil || (errors.Is(err, io.EOF) && len(l) > 0) {
+		return trimEOL(l), nil
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	s.long = append(s.long[:0], l...)
+	for {
+		if len(s.long) > limit {
+			return nil, errCut
+		}
+		l, err = s.br.ReadSlice('\n')
+		s.long = append(s.long, l...)
+		switch {
+		case err == nil, errors.Is(err, io.EOF):
+			return trimEOL(s.long), nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
+}
+
+func trimEOL(l []byte) []byte {
+	l = bytes.TrimSuffix(l, []byte("\n"))
+	return bytes.TrimSuffix(l, []byte("\r"))
+}
+
+// accumulator builds one reply from streamed events, keeping at most
+// limit bytes of text, thinking, signatures and tool input, at most
+// MaxReplyCalls tool_use blocks and MaxReplyBlocks blocks.
+type accumulator struct {
+	blocks []blockAcc
+	// byIndex maps an event's block index to its position in blocks.
+	byIndex     map[int]int
+	calls       int
+	stop        string
+	usage       usage
+	size, limit int
+	cut, done   bool
+	thinking    bool // some block is thinking or redacted_thinking
+}
+
+type blockAcc struct {
+	typ       string
+	text      strings.Builder // text or thinking
+	id, name  string
+	input     []byte // joined input_json_delta fragments
+	initial   json.RawMessage
+	signature []byte
+	data      string // redacted_thinking
+	stopped   bool
+}
+
+// room returns how many of n more bytes fit, marking the reply cut when
+// not all do.
+func (a *accumulator) room(n int) int {
+	left := a.limit - a.size
+	if n > left {
+		a.cut = true
+		n = max(left, 0)
+	}
+	a.size += n
+	return n
+}
+
+// add folds one event in. It returns errCut once the reply reached a
+// limit, the server's *apiError for an error event, and reports in junk
+// whether the event carried nothing for the reply (a ping, an unknown
+// type).
+func (a *accumulator) add(e *event) (junk bool, err error) {
+	switch e.Type {
+	case "message_start":
+		if e.Message != nil {
+			a.usage = e.Message.Usage
+		}
+	case "content_block_start":
+		if e.Index == nil || e.ContentBlock == nil {
+			return false, errors.New("content_block_start without index or content_block")
+		}
+		a.start(*e.Index, e.ContentBlock)
+	case "content_block_delta":
+		b := a.find(e.Index)
+		if b == nil || e.Delta == nil {
+			break // a delta for a block cut away, or none
+		}
+		d := e.Delta
+		switch d.Type {
+		case "text_delta":
+			b.text.WriteString(d.Text[:a.room(len(d.Text))])
+		case "thinking_delta":
+			b.text.WriteString(d.Thinking[:a.room(len(d.Thinking))])
+		case "input_json_delta":
+			b.input = append(b.input, d.PartialJSON[:a.room(len(d.PartialJSON))]...)
+		case "signature_delta":
+			b.signature = append(b.signature, d.Signature[:a.room(len(d.Signature))]...)
+		default:
+			junk = true // citations and deltas of later API versions
+		}
+	case "content_block_stop":
+		if b := a.find(e.Index); b != nil {
+			b.stopped = true
+		}
+	case "message_delta":
+		if e.Delta != nil && e.Delta.StopReason != nil {
+			a.stop = *e.Delta.StopReason
+		}
+		if u := e.Usage; u != nil {
+			a.usage.OutputTokens = u.OutputTokens
+			if u.InputTokens > 0 {
+				a.usage.InputTokens = u.InputTokens
+			}
+		}
+	case "message_stop":
+		a.done = true
+	case "error":
+		if e.Error == nil {
+			return false, &apiError{Message: "error event without an error"}
+		}
+		return false, e.Error
+	default:
+		junk = true // ping, and event types of later API versions
+	}
+	if a.cut {
+		return junk, errCut
+	}
+	return junk, nil
+}
+
+// start begins the block at index i, or marks the reply cut when it
+// already holds as many blocks (or tool calls) as it may.
+func (a *accumulator) start(i int, cb *block) {
+	if len(a.blocks) >= MaxReplyBlocks || (cb.Type == "tool_use" && a.calls >= MaxReplyCalls) {
+		a.cut = true
+		return
+	}
+	if a.byIndex == nil {
+		a.byIndex = make(map[int]int)
+	}
+	a.byIndex[i] = len(a.blocks)
+	a.blocks = append(a.blocks, blockAcc{typ: cb.Type})
+	b := &a.blocks[len(a.blocks)-1]
+	switch cb.Type {
+	case "tool_use":
+		a.calls++
+		b.id = cb.ID
+		b.name = cb.Name[:a.room(len(cb.Name))]
+		b.initial = append(json.RawMessage(nil), cb.Input[:a.room(len(cb.Input))]...)
+	case "text":
+		b.text.WriteString(cb.Text[:a.room(len(cb.Text))])
+	case "thinking":
+		a.thinking = true
+		b.text.WriteString(cb.Thinking[:a.room(len(cb.Thinking))])
+		b.signature = append(b.signature, cb.Signature[:a.room(len(cb.Signature))]...)
+	case "redacted_thinking":
+		a.thinking = true
+		b.data = cb.Data[:a.room(len(cb.Data))]
+	}
+}
+
+func (a *accumulator) find(i *int) *blockAcc {
+	if i == nil {
+		return nil
+	}
+	if p, ok := a.byIndex[*i]; ok {
+		return &a.blocks[p]
+	}
+	return nil
+}
+
+// args returns a tool_use block's input as the model sent it: the joined
+// fragments, or the input of its start when no fragment came.
+func (b *blockAcc) args() json.RawMessage {
+	if len(b.input) > 0 {
+		return json.RawMessage(b.input)
+	}
+	if t := bytes.TrimSpace(b.initial); len(t) > 0 && string(t) != "{}" {
+		return json.RawMessage(t)
+	}
+	return json.RawMessage("{}")
+}
+
+// message returns the accumulated assistant message. Tool input is kept
+// verbatim, even when it is not valid JSON: the agent records such a call
+// as malformed (the model's fault). A reply with thinking keeps its
+// blocks (Message.Blocks) to be sent back as they came.
+func (a *accumulator) message() backend.Message {
+	m := backend.Message{Role: "assistant"}
+	var content, thought strings.Builder
+	for i := range a.blocks {
+		b := &a.blocks[i]
+		switch b.typ {
+		case "text":
+			content.WriteString(b.text.String())
+		case "thinking":
+			thought.WriteString(b.text.String())
+		case "tool_use":
+			m.ToolCalls = append(m.ToolCalls, backend.ToolCall{ID: b.id, Name: b.name, Arguments: b.args()})
+		}
+	}
+	m.Content, m.Thinking = content.String(), thought.String()
+	if a.thinking {
+		m.Blocks = a.wireBlocks()
+	}
+	return m
+}
+
+// wireBlocks encodes the reply's blocks as a request sends them back:
+// thinking and redacted_thinking blocks unchanged, text, and tool_use
+// blocks whose input is the call's if it is a JSON object, else {} (the
+// API takes only objects; the tool result tells the model what was
+// wrong).
+func (a *accumulator) wireBlocks() json.RawMessage {
+	out := make([]block, 0, len(a.blocks))
+	for i := range a.blocks {
+		b := &a.blocks[i]
+		switch b.typ {
+		case "text":
+			if b.text.Len() > 0 {
+				out = append(out, block{Type: "text", Text: b.text.String()})
+			}
+		case "thinking":
+			out = append(out, block{Type: "thinking", Thinking: b.text.String(), Signature: string(b.signature)})
+		case "redacted_thinking":
+			out = append(out, block{Type: "redacted_thinking", Data: b.data})
+		case "tool_use":
+			out = append(out, block{Type: "tool_use", ID: b.id, Name: b.name, Input: objectOrEmpty(b.args())})
+		}
+	}
+	raw, _ := json.Marshal(out)
+	return raw
+}
+
+// objectOrEmpty returns raw when it is one JSON object, else {}.
+func objectOrEmpty(raw json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		return t
+	}
+	return json.RawMessage("{}")
+}
+
+// doneReason maps the API's stop reason to the done reasons the other
+// backends report: end_turn and stop_sequence are "stop", tool_use is
+// "tool_calls", max_tokens is "length" (also when it cut a call short,
+// which is then malformed); refusal and pause_turn stay as they are. A
+// reply cut by toolward's limits is DoneReplyLimit.
+func (a *accumulator) doneReason() string {
+	if a.cut {
+		return DoneReplyLimit
+	}
+	switch a.stop {
+	case "end_turn", "stop_sequence":
+		return "stop"
+	case "tool_use":
+		return "tool_calls"
+	case "max_tokens":
+		return "length"
+	}
+	return a.stop
+}
+
+// tokens returns the input tokens (cache writes and reads included) and
+// the output tokens.
+func (a *accumulator) tokens() (in, out int) {
+	u := a.usage
+	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, u.OutputTokens
+}
+
+// readStream reads a Messages API event stream into a. It returns nil at
+// message_stop (or at the end of a stream that gave its stop reason),
+// errCut when the reply reached a limit, errBrokenStream when the stream
+// ended early, errJunk for a stream of bytes that carry no reply, and the
+// server's *apiError for an error event.
+func readStream(body io.Reader, a *accumulator) error {
+	r := getReader(body)
+	defer putReader(r)
+	maxEvent, maxJunk := a.limit+pooledCap, a.limit
+	var e event
+	for !a.done {
+		data, err := r.next(maxEvent, maxJunk)
+		switch {
+		case errors.Is(err, io.EOF):
+			if a.stop != "" {
+				return nil
+			}
+			return errBrokenStream
+		case errors.Is(err, errCut):
+			a.cut = true // one event longer than the whole reply may be
+			return err
+		case err != nil:
+			return err
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 {
+			if err := r.addJunk(1, maxJunk); err != nil {
+				return err
+			}
+			continue
+		}
+		e = event{}
+		if err := json.Unmarshal(data, &e); err != nil {
+			return &garbled{err: err, data: abbreviate(data)}
+		}
+		junk, err := a.add(&e)
+		if err != nil {
+			return err
+		}
+		if junk {
+			if err := r.addJunk(len(data), maxJunk); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// garbled is an event whose data is not the JSON of an event.
+type garbled struct {
+	err  error
+	data string
+}
+
+func (g *garbled) Error() string { return "garbled event " + g.data + ": " + g.err.Error() }
+func (g *garbled) Unwrap() error { return g.err }
+
+func abbreviate(b []byte) string {
+	const n = 120
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
