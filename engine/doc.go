@@ -14,7 +14,7 @@
 //     load the cases (package schema) and compile their expectations.
 //     Any error stops here.
 //  2. Build the lazy plan (package plan), apply filters and the shard.
-//  3. Build the backend from the config (Ollama, OpenAI-compatible or
+//  3. Build the backend from the config (Ollama, OpenAI-compatible, Anthropic or
 //     replay; wrapped in a cassette recorder with --record, and in a
 //     per-host concurrency limit), and preflight it: if the server is down
 //     or a model is missing, nothing runs.

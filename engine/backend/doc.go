@@ -6,6 +6,8 @@
 //     preflight that checks models and tool support.
 //   - openai: any OpenAI-compatible /chat/completions server (llama-server,
 //     vLLM, SGLang, LM Studio, Ollama's /v1, OpenAI), streamed or not.
+//   - anthropic: Anthropic's Messages API (Claude), streamed, with
+//     thinking blocks kept and sent back as they came.
 //   - replay: answers from hand-written or recorded YAML cassettes, and the
 //     Recorder that writes them.
 //   - pool: spreads requests over several hosts of one of the above
