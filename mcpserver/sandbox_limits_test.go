@@ -21,12 +21,12 @@ func TestTextArgumentLimits(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"send_email", map[string]any{"to": "a@example.com", "subject": "s", "body": long(65537)}, `argument "body" must be at most 65536 characters, got 65537`},
-		{"send_email", map[string]any{"to": "a@example.com", "subject": long(1001), "body": "b"}, `argument "subject" must be at most 1000 characters`},
-		{"send_email", map[string]any{"to": long(321), "subject": "s", "body": "b"}, `argument "to" must be at most 320 characters`},
-		{"create_ticket", map[string]any{"title": "t", "body": long(900000), "priority": "low"}, `argument "body" must be at most 65536 characters, got 900000`},
-		{"create_ticket", map[string]any{"title": long(1001), "body": "b", "priority": "low"}, `argument "title" must be at most 1000 characters`},
-		{"search_documents", map[string]any{"query": long(1001)}, `argument "query" must be at most 1000 characters`},
+		{"send_email", map[string]any{"to": "a@example.com", "subject": "s", "body": long(65537)}, `argument body: maxLength: `},
+		{"send_email", map[string]any{"to": "a@example.com", "subject": long(1001), "body": "b"}, `argument subject: maxLength: `},
+		{"send_email", map[string]any{"to": long(321), "subject": "s", "body": "b"}, `argument to: maxLength: `},
+		{"create_ticket", map[string]any{"title": "t", "body": long(900000), "priority": "low"}, `argument body: maxLength: `},
+		{"create_ticket", map[string]any{"title": long(1001), "body": "b", "priority": "low"}, `argument title: maxLength: `},
+		{"search_documents", map[string]any{"query": long(1001)}, `argument query: maxLength: `},
 	}
 	for _, tt := range tests {
 		wantToolError(t, call(t, c, tt.tool, tt.args), InvalidArgumentsPrefix+tt.tool+": "+tt.want)

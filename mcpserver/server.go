@@ -352,7 +352,7 @@ func (s *Server) wrap(d *ToolDef, fn toolFunc) server.ToolHandlerFunc {
 		default:
 			return invalidArgs(d.Name, errors.New("arguments must be a JSON object")), nil
 		}
-		if err := checkArgs(d.InputSchema, args); err != nil {
+		if err := d.checkArgs(args); err != nil {
 			return invalidArgs(d.Name, err), nil
 		}
 		sb, release := s.sandbox(ctx)

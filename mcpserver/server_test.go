@@ -143,5 +143,5 @@ func TestCalculateTool(t *testing.T) {
 	wantToolError(t, call(t, c, "calculate", map[string]any{"expression": "__import__('os').system('x')"}), "function calls are not allowed")
 	wantToolError(t, call(t, c, "calculate", map[string]any{"expression": "1/0"}), "division by zero")
 	wantToolError(t, call(t, c, "calculate", map[string]any{"expression": "9**9**9**9"}), "overflows")
-	wantToolError(t, call(t, c, "calculate", map[string]any{"expression": strings.Repeat("(", 10000) + "1" + strings.Repeat(")", 10000)}), "at most 2000 characters")
+	wantToolError(t, call(t, c, "calculate", map[string]any{"expression": strings.Repeat("(", 10000) + "1" + strings.Repeat(")", 10000)}), "argument expression: maxLength")
 }

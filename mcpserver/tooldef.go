@@ -4,16 +4,16 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"text/template"
-	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 	"gopkg.in/yaml.v3"
 )
@@ -34,8 +34,9 @@ type ToolDef struct {
 	// tools answer with it. Real tools have Go handlers instead.
 	Result string `yaml:"result" json:"result,omitempty"`
 
-	where string             // file:line of the definition, for errors
-	tmpl  *template.Template // parsed Result
+	where string               // file:line of the definition, for errors
+	tmpl  *template.Template   // parsed Result
+	input *jsonschema.Resolved // InputSchema, resolved for validating calls
 }
 
 // Annotations are the MCP behaviour hints. A hint left out of a file
@@ -156,9 +157,17 @@ func (d *ToolDef) validate() error {
 	if err := checkSchema(d.InputSchema, "input_schema", true); err != nil {
 		return err
 	}
+	in, err := resolveSchema(d.InputSchema)
+	if err != nil {
+		return fmt.Errorf("input_schema: %v", err)
+	}
+	d.input = in
 	if d.OutputSchema != nil {
 		if err := checkSchema(d.OutputSchema, "output_schema", true); err != nil {
 			return err
+		}
+		if _, err := resolveSchema(d.OutputSchema); err != nil {
+			return fmt.Errorf("output_schema: %v", err)
 		}
 	}
 	if d.Result != "" {
@@ -259,8 +268,12 @@ func checkSchema(s map[string]any, path string, top bool) error {
 		}
 	}
 	if e, ok := s["enum"]; ok {
-		if l, ok := e.([]any); !ok || len(l) == 0 {
+		l, ok := e.([]any)
+		if !ok || len(l) == 0 {
 			return fmt.Errorf("%s: enum must be a non-empty list", path)
+		}
+		if err := checkEnum(s, l); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
 		}
 	}
 	if d, ok := s["description"]; ok {
@@ -339,144 +352,86 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-// checkArgs validates call arguments against a schema from checkSchema and
-// fills in defaults of absent top-level properties. The error names the
-// offending argument.
-func checkArgs(schema map[string]any, args map[string]any) error {
-	props, _ := schema["properties"].(map[string]any)
-	for _, r := range stringList(schema["required"]) {
-		if v, ok := args[r]; !ok || v == nil {
-			return fmt.Errorf("missing required argument %q", r)
-		}
+// resolveSchema compiles a schema map (already checked by checkSchema)
+// with the JSON Schema library that validates calls; defaults must fit
+// their own schemas.
+func resolveSchema(m map[string]any) (*jsonschema.Resolved, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
 	}
-	for _, name := range sortedKeys(args) {
-		p, ok := props[name].(map[string]any)
-		if !ok {
-			// As in JSON Schema, undeclared properties are allowed unless
-			// additionalProperties is false.
-			if ap, set := schema["additionalProperties"].(bool); set && !ap {
-				return fmt.Errorf("unknown argument %q (accepted: %s)", name, strings.Join(sortedKeys(props), ", "))
-			}
-			continue
-		}
-		if err := checkValue(p, args[name], name); err != nil {
-			return err
-		}
+	var js jsonschema.Schema
+	if err := json.Unmarshal(b, &js); err != nil {
+		return nil, err
 	}
-	for name, p := range props {
-		if _, ok := args[name]; !ok {
-			if d, ok := p.(map[string]any)["default"]; ok {
-				args[name] = d
-			}
+	return js.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+}
+
+// checkEnum refuses an enum value that the rest of its schema rejects
+// (type: string with enum: [1, 2]): no argument could ever be valid.
+func checkEnum(s map[string]any, enum []any) error {
+	rest := maps.Clone(s)
+	delete(rest, "enum")
+	delete(rest, "default")
+	r, err := resolveSchema(rest)
+	if err != nil {
+		return err
+	}
+	for _, v := range enum {
+		if err := r.Validate(v); err != nil {
+			return fmt.Errorf("enum value %s does not fit the schema: %s", jsonText(v), validationText(err))
 		}
 	}
 	return nil
 }
 
-func checkValue(s map[string]any, v any, path string) error {
-	typ, _ := s["type"].(string)
-	bad := func(want string) error {
-		return fmt.Errorf("argument %q must be %s, got %s", path, want, jsonType(v))
+// checkArgs validates call arguments against the tool's input schema and
+// fills in the defaults of absent properties. The error says what is
+// wrong in words a model can act on.
+func (d *ToolDef) checkArgs(args map[string]any) error {
+	if err := d.input.ApplyDefaults(&args); err != nil {
+		return errors.New(validationText(err))
 	}
-	switch typ {
-	case "string":
-		str, ok := v.(string)
-		if !ok {
-			return bad("a string")
-		}
-		n := float64(utf8.RuneCountInString(str))
-		if m, ok := toFloat(s["minLength"]); ok && n < m {
-			return fmt.Errorf("argument %q must be at least %v characters", path, m)
-		}
-		if m, ok := toFloat(s["maxLength"]); ok && n > m {
-			return fmt.Errorf("argument %q must be at most %v characters, got %v", path, m, n)
-		}
-	case "integer", "number":
-		f, ok := toFloat(v)
-		if !ok {
-			return bad("a number")
-		}
-		if typ == "integer" && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
-			return bad("an integer")
-		}
-		if m, ok := toFloat(s["minimum"]); ok && f < m {
-			return fmt.Errorf("argument %q must be at least %v, got %v", path, m, f)
-		}
-		if m, ok := toFloat(s["maximum"]); ok && f > m {
-			return fmt.Errorf("argument %q must be at most %v, got %v", path, m, f)
-		}
-		if m, ok := toFloat(s["exclusiveMinimum"]); ok && f <= m {
-			return fmt.Errorf("argument %q must be greater than %v, got %v", path, m, f)
-		}
-		if m, ok := toFloat(s["exclusiveMaximum"]); ok && f >= m {
-			return fmt.Errorf("argument %q must be less than %v, got %v", path, m, f)
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return bad("true or false")
-		}
-	case "array":
-		l, ok := v.([]any)
-		if !ok {
-			return bad("an array")
-		}
-		if m, ok := toFloat(s["minItems"]); ok && float64(len(l)) < m {
-			return fmt.Errorf("argument %q must have at least %v items", path, m)
-		}
-		if m, ok := toFloat(s["maxItems"]); ok && float64(len(l)) > m {
-			return fmt.Errorf("argument %q must have at most %v items", path, m)
-		}
-		if it, ok := s["items"].(map[string]any); ok {
-			for i, x := range l {
-				if err := checkValue(it, x, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-					return err
-				}
-			}
-		}
-	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return bad("an object")
-		}
-		if _, has := s["properties"]; has {
-			if err := checkArgs(s, m); err != nil {
-				return fmt.Errorf("in argument %q: %v", path, err)
-			}
-		}
-	case "null":
-		if v != nil {
-			return bad("null")
-		}
-	}
-	if enum, ok := s["enum"].([]any); ok {
-		for _, e := range enum {
-			if fmt.Sprint(e) == fmt.Sprint(v) {
-				return nil
-			}
-		}
-		var opts []string
-		for _, e := range enum {
-			opts = append(opts, fmt.Sprint(e))
-		}
-		return fmt.Errorf("argument %q must be one of %s, got %v", path, strings.Join(opts, ", "), v)
+	if err := d.input.Validate(args); err != nil {
+		return errors.New(validationText(err))
 	}
 	return nil
 }
 
-func jsonType(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("string %q", x)
-	case float64, int:
-		return fmt.Sprintf("number %v", x)
-	case bool:
-		return fmt.Sprintf("boolean %v", x)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+// validationText turns the library's error chain ("validating root:
+// validating /properties/n: minimum: …") into "argument n: minimum: …",
+// at most maxMessage characters: the library quotes the offending value
+// whole, and a model's 20,000-character argument must not come back.
+func validationText(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "validating root: ")
+	where := ""
+	for strings.HasPrefix(msg, "validating /") {
+		rest := msg[len("validating /"):]
+		i := strings.Index(rest, ": ")
+		if i < 0 {
+			break
+		}
+		where, msg = rest[:i], rest[i+2:] // each level names the whole pointer
 	}
-	return fmt.Sprintf("%T", v)
+	if where != "" {
+		where = strings.ReplaceAll(where, "/items", "[]")
+		where = strings.ReplaceAll(strings.TrimPrefix(where, "properties/"), "/properties/", ".")
+		msg = "argument " + where + ": " + msg
+	}
+	if r := []rune(msg); len(r) > maxMessage {
+		msg = string(r[:maxMessage]) + "…"
+	}
+	return msg
+}
+
+// maxMessage bounds an argument error's length in characters.
+const maxMessage = 300
+
+// jsonText renders a value as JSON for messages.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

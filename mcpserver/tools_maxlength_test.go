@@ -21,10 +21,10 @@ func TestQuotingToolsBounded(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"calculate", map[string]any{"expression": "1" + strings.Repeat(" ", 1998) + "+1"}, `"expression" must be at most 2000 characters`},
-		{"grade_answer", map[string]any{"answer": strings.Repeat("a", 20001), "sources": []any{"x y"}}, `"answer" must be at most 20000 characters`},
-		{"grade_answer", map[string]any{"answer": "a", "sources": many}, "at most 20 items"},
-		{"grade_answer", map[string]any{"answer": "a", "sources": []any{strings.Repeat("b ", 32769)}}, `"sources[0]" must be at most 65536 characters`},
+		{"calculate", map[string]any{"expression": "1" + strings.Repeat(" ", 1998) + "+1"}, `argument expression: maxLength`},
+		{"grade_answer", map[string]any{"answer": strings.Repeat("a", 20001), "sources": []any{"x y"}}, `argument answer: maxLength`},
+		{"grade_answer", map[string]any{"answer": "a", "sources": many}, "argument sources: maxItems: array length 21 is greater than 20"},
+		{"grade_answer", map[string]any{"answer": "a", "sources": []any{strings.Repeat("b ", 32769)}}, `argument sources[]: maxLength`},
 	} {
 		res := call(t, c, tt.tool, tt.args)
 		if !res.IsError || !strings.Contains(text(res), tt.want) {

@@ -103,16 +103,16 @@ func TestProtocolErrors(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"calculate", nil, `missing required argument "expression"`},
-		{"calculate", map[string]any{"expression": 5}, `argument "expression" must be a string`},
-		{"search_documents", map[string]any{"query": "x", "top_k": 2.5}, "must be an integer"},
-		{"search_documents", map[string]any{"query": "x", "top_k": 0}, "at least 1"},
-		{"create_ticket", map[string]any{"title": "t", "body": "b", "priority": "critical"}, "must be one of low, medium, high, urgent"},
-		{"grade_answer", map[string]any{"answer": "a", "sources": "rag-chunking"}, "must be an array"},
-		{"grade_answer", map[string]any{"answer": "a", "sources": []any{1}}, `"sources[0]" must be a string`},
-		{"update_salary", map[string]any{"employee_id": "2", "new_salary": 1}, "must be a number"},
-		{"update_salary", map[string]any{"employee_id": 2, "new_salary": -5}, "greater than 0"},
-		{"get_weather_forecast", map[string]any{}, `missing required argument "city"`},
+		{"calculate", nil, `required: missing properties: ["expression"]`},
+		{"calculate", map[string]any{"expression": 5}, `argument expression: type: 5 has type "integer", want "string"`},
+		{"search_documents", map[string]any{"query": "x", "top_k": 2.5}, `argument top_k: type: 2.5 has type "number", want "integer"`},
+		{"search_documents", map[string]any{"query": "x", "top_k": 0}, "argument top_k: minimum"},
+		{"create_ticket", map[string]any{"title": "t", "body": "b", "priority": "critical"}, "argument priority: enum: critical does not equal any of: [low medium high urgent]"},
+		{"grade_answer", map[string]any{"answer": "a", "sources": "rag-chunking"}, `argument sources: type: rag-chunking has type "string", want "array"`},
+		{"grade_answer", map[string]any{"answer": "a", "sources": []any{1}}, `argument sources[]: type: 1 has type "integer", want "string"`},
+		{"update_salary", map[string]any{"employee_id": "2", "new_salary": 1}, `argument employee_id: type: 2 has type "string", want "integer"`},
+		{"update_salary", map[string]any{"employee_id": 2, "new_salary": -5}, "argument new_salary: exclusiveMinimum"},
+		{"get_weather_forecast", map[string]any{}, `required: missing properties: ["city"]`},
 	}
 	for _, tt := range tests {
 		res := call(t, c, tt.tool, tt.args)

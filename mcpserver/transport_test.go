@@ -244,7 +244,7 @@ func TestStdioSubprocess(t *testing.T) {
 		t.Fatalf("write query: %+v %s", r, r.Result)
 	}
 	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"calculate","arguments":{}}}`)
-	if r := recv(); !strings.Contains(string(r.Result), `"isError":true`) || !strings.Contains(string(r.Result), "missing required argument") {
+	if r := recv(); !strings.Contains(string(r.Result), `"isError":true`) || !strings.Contains(string(r.Result), "required: missing properties") {
 		t.Fatalf("missing argument: %+v %s", r, r.Result)
 	}
 	send(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope"}}`)

@@ -173,6 +173,46 @@ func copyDocKeys(out, p map[string]any) {
 		out["enum"] = e
 	}
 	if d, ok := p["default"]; ok && d != nil {
-		out["default"] = d
+		if d, ok := fitDefault(out["type"], d); ok {
+			out["default"] = d
+		}
 	}
+}
+
+// fitDefault returns a BFCL default as a value of the property's JSON
+// type, or false when it is not one: BFCL writes Python booleans as the
+// strings "True" and "False", and a default that does not fit its own
+// type would fail the schema on every call that leaves it out.
+func fitDefault(typ any, d any) (any, bool) {
+	switch typ {
+	case "boolean":
+		if s, ok := d.(string); ok {
+			switch strings.ToLower(s) {
+			case "true":
+				return true, true
+			case "false":
+				return false, true
+			}
+		}
+		_, ok := d.(bool)
+		return d, ok
+	case "string":
+		_, ok := d.(string)
+		return d, ok
+	case "integer", "number":
+		switch n := d.(type) {
+		case float64:
+			return d, typ == "number" || n == float64(int64(n))
+		case int, int64:
+			return d, true
+		}
+		return d, false
+	case "array":
+		_, ok := d.([]any)
+		return d, ok
+	case "object":
+		_, ok := d.(map[string]any)
+		return d, ok
+	}
+	return d, true
 }
