@@ -388,6 +388,10 @@ func (b *Backend) mapError(ctx context.Context, err error, doing, model string) 
 		return e
 	}
 	where := fmt.Sprintf("ollama at %s: %s", b.host, doing)
+	var sf *backend.StreamFault
+	if errors.As(err, &sf) {
+		return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: where + ": broken reply", Err: err}
+	}
 	var se api.StatusError
 	if errors.As(err, &se) {
 		msg := se.ErrorMessage

@@ -207,21 +207,34 @@ func readChat(body io.Reader, r *reply) error {
 	lr := getLineReader(body)
 	defer putLineReader(lr)
 	var c chatLine
+	noise := 0 // bytes of blank lines since the last chunk
 	for {
-		line, err := lr.next(r.limit - r.size + lineSlack)
+		room := r.limit - r.size + lineSlack
+		line, err := lr.next(room)
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil
 		case errors.Is(err, errCut):
-			r.cut = true // a line longer than what the reply may still hold
-			return err
+			// A line longer than what the reply may still hold: the
+			// model's if it is cut inside what a model writes.
+			if !backend.CutInside(lr.long, modelParts...) {
+				return &backend.StreamFault{What: fmt.Sprintf("a line of more than %d bytes, cut outside the reply's text and tool calls", room)}
+			}
+			salvageCalls(lr.long, r)
+			r.cut = true
+			return errCut
 		case err != nil:
 			return err
 		}
+		raw := len(line) + 1
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			if noise += raw; noise > backend.MaxNoiseBytes {
+				return backend.NoiseFault("blank lines")
+			}
 			continue
 		}
+		noise = 0
 		c = chatLine{}
 		if err := json.Unmarshal(line, &c); err != nil {
 			return fmt.Errorf("garbled line %s: %w", abbreviate(line), err)
@@ -236,6 +249,58 @@ func readChat(body io.Reader, r *reply) error {
 			return nil
 		}
 	}
+}
+
+// modelParts are where a chunk holds what the model writes.
+var modelParts = []backend.ModelPart{
+	{Path: []string{"message", "content"}, String: true},
+	{Path: []string{"message", "thinking"}, String: true},
+	{Path: []string{"message", "tool_calls"}},
+}
+
+// salvageCalls adds to r the tool calls that prefix, the beginning of a
+// chunk line cut inside its tool calls, holds whole: a reply with more
+// calls than fit keeps the first ones (and stays cut), rather than none.
+func salvageCalls(prefix []byte, r *reply) {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if !enter(dec, "message") || !enter(dec, "tool_calls") {
+		return
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return
+	}
+	var c api.ChatResponse
+	for dec.More() && len(r.calls) < MaxReplyCalls {
+		var tc api.ToolCall
+		if dec.Decode(&tc) != nil {
+			break
+		}
+		c.Message.ToolCalls = append(c.Message.ToolCalls, tc)
+	}
+	r.add(&c)
+	r.cut = true
+}
+
+// enter moves dec, at the start of an object, to the value of its member
+// key, skipping the members before it.
+func enter(dec *json.Decoder, key string) bool {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if t == key {
+			return true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // drain reads what is left of a reply body, at most drainBytes and for at

@@ -219,7 +219,8 @@ func (b *Backend) readError(ctx context.Context, err error, doing string) error 
 		return e
 	}
 	var g *garbled
-	if errors.As(err, &g) || errors.Is(err, errBrokenStream) || errors.Is(err, io.ErrUnexpectedEOF) {
+	var sf *backend.StreamFault
+	if errors.As(err, &g) || errors.As(err, &sf) || errors.Is(err, errBrokenStream) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: fmt.Sprintf("%s: %s: broken reply", b.where(), doing), Err: err}
 	}
 	return b.transportError(ctx, err, doing)

@@ -374,14 +374,15 @@ func TestPreflightWaitsOutRateLimit(t *testing.T) {
 }
 
 // TestOverlongEventIsReplyLimit: one server-sent event longer than the
-// whole reply may be (a data line with no end) is a reply cut at the
-// limit, with its done reason, as on the Ollama backend; not an empty
-// reply with no reason.
+// whole reply may be, cut inside the model's content (a content delta
+// with no end), is a reply cut at the limit, with its done reason, as on
+// the Ollama backend; not an empty reply with no reason. (Cut anywhere
+// else it is the server's fault: TestHostileModelStreams.)
 func TestOverlongEventIsReplyLimit(t *testing.T) {
 	hs := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":"42 "}}]}` + "\n\n"))
-		w.Write([]byte("data: " + strings.Repeat("x", 1<<20)))
+		w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":"` + strings.Repeat("x", 1<<20)))
 	}))
 	resp, err := chat(t, newBackend(t, openai.Config{BaseURL: hs, MaxReplyBytes: 1000}))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -66,13 +67,29 @@ func putReader(s *sseReader) {
 }
 
 // next returns the data of the next event, valid until the next call. It
-// returns io.EOF at the end of the stream and errCut for an event longer
-// than maxEvent.
+// returns io.EOF at the end of the stream, errCut for an event longer
+// than maxEvent cut inside what the model writes, and a
+// *backend.StreamFault for one cut elsewhere, for a line longer than
+// maxEvent that is not data, or for more than backend.MaxNoiseBytes of
+// lines that carry no data (comments, other fields, blank lines, bytes
+// that are not events) before the event.
 func (s *sseReader) next(maxEvent int) ([]byte, error) {
 	s.data = s.data[:0]
 	have := false
+	noise := 0
 	for {
 		line, err := s.line(maxEvent - len(s.data))
+		if errors.Is(err, errCut) {
+			field, value, _ := bytes.Cut(s.long, []byte(":"))
+			if string(field) != "data" {
+				return nil, &backend.StreamFault{What: fmt.Sprintf("a line of more than %d bytes that is not event data", maxEvent)}
+			}
+			if have {
+				s.data = append(s.data, '\n')
+			}
+			s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
+			return nil, s.cut(maxEvent)
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && have {
 				return s.data, nil // a last event without its blank line
@@ -83,11 +100,16 @@ func (s *sseReader) next(maxEvent int) ([]byte, error) {
 			if have {
 				return s.data, nil
 			}
-			continue
+			noise++
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
 		if string(field) != "data" {
-			continue // comments (": keep-alive"), event:, id:, retry:
+			// Comments (": keep-alive"), event:, id:, retry:, and lines
+			// that are no SSE at all.
+			if noise += len(line) + 1; noise > backend.MaxNoiseBytes {
+				return nil, backend.NoiseFault("lines that are not event data")
+			}
+			continue
 		}
 		value = bytes.TrimPrefix(value, []byte(" "))
 		if have {
@@ -96,9 +118,27 @@ func (s *sseReader) next(maxEvent int) ([]byte, error) {
 		s.data = append(s.data, value...)
 		have = true
 		if len(s.data) > maxEvent {
-			return nil, errCut
+			return nil, s.cut(maxEvent)
 		}
 	}
+}
+
+// modelParts are where a chunk holds what the model writes.
+var modelParts = []backend.ModelPart{
+	{Path: []string{"choices", "[]", "*", "content"}, String: true},
+	{Path: []string{"choices", "[]", "*", "reasoning_content"}, String: true},
+	{Path: []string{"choices", "[]", "*", "reasoning"}, String: true},
+	{Path: []string{"choices", "[]", "*", "tool_calls"}},
+}
+
+// cut judges an event whose data (s.data, its beginning) ran past
+// maxEvent: errCut when it is cut inside what the model writes, else a
+// *backend.StreamFault.
+func (s *sseReader) cut(maxEvent int) error {
+	if backend.CutInside(s.data, modelParts...) {
+		return errCut
+	}
+	return &backend.StreamFault{What: fmt.Sprintf("an event of more than %d bytes, cut outside the reply's text and tool calls", maxEvent)}
 }
 
 // line reads one line without its line ending, valid until the next

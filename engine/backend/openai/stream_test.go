@@ -183,10 +183,15 @@ func TestReplyLimit(t *testing.T) {
 		t.Fatalf("cut call %+v", m.ToolCalls)
 	}
 
-	huge := "data: " + strings.Repeat("x", 200<<10) + "\n\n"
+	huge := `data: {"choices":[{"delta":{"content":"` + strings.Repeat("x", 200<<10) + "\n\n"
 	a = &accumulator{limit: 1024}
 	if err := readStream(strings.NewReader(huge), a); !errors.Is(err, errCut) {
-		t.Fatalf("a 200 KiB event with a 1 KiB limit: %v", err)
+		t.Fatalf("a 200 KiB content event with a 1 KiB limit: %v", err)
+	}
+	var sf *backend.StreamFault
+	garbage := "data: " + strings.Repeat("x", 200<<10) + "\n\n"
+	if err := readStream(strings.NewReader(garbage), &accumulator{limit: 1024}); !errors.As(err, &sf) {
+		t.Fatalf("a 200 KiB event of bytes that are not JSON with a 1 KiB limit: %v", err)
 	}
 }
 
