@@ -7,6 +7,7 @@ package deploy_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,13 +148,14 @@ func (c container) get(name string) string {
 	return ""
 }
 
-// command is the container's command line, run in dir.
-func (c container) command(dir string, env []string) *exec.Cmd {
+// command is the container's command line, run in dir, killed when ctx
+// is done.
+func (c container) command(ctx context.Context, dir string, env []string) *exec.Cmd {
 	argv := append(slices.Clone(c.Command), c.Args...)
 	if _, err := os.Stat(argv[0]); err != nil {
 		argv[0] = filepath.Base(argv[0]) // e.g. /bin/sh elsewhere on PATH
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	return cmd
 }
@@ -206,6 +208,10 @@ func countLines(file string) int {
 	return bytes.Count(b, []byte("\n"))
 }
 
+// simBound bounds the whole shard simulation (four shards, a kill and a
+// resume, the merge and a single-process run of the plan).
+const simBound = 5 * time.Minute
+
 // simConfig is the offline demo with more seeds, so that a shard runs
 // long enough to be killed part-way.
 func simConfig(t *testing.T, suite string) string {
@@ -214,7 +220,7 @@ func simConfig(t *testing.T, suite string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeds := make([]string, 60)
+	seeds := make([]string, 20)
 	for i := range seeds {
 		seeds[i] = strconv.Itoa(i + 1)
 	}
@@ -249,6 +255,16 @@ func TestKubernetesShardSimulation(t *testing.T) {
 	tmp := t.TempDir()
 	bin, suite := buildImage(t, tmp)
 	config := simConfig(t, suite)
+	// The simulation has a bound of its own, well inside go test's
+	// 10-minute default: every process it starts is killed at simBound,
+	// and the test says so rather than hang the package.
+	ctx, cancel := context.WithTimeout(context.Background(), simBound)
+	defer cancel()
+	t.Cleanup(func() {
+		if ctx.Err() == context.DeadlineExceeded {
+			t.Errorf("the shard simulation passed its bound of %v: its processes were killed", simBound)
+		}
+	})
 	// The image's /suite is read-only to the pods (readOnlyRootFilesystem).
 	if err := os.Chmod(suite, 0o555); err != nil {
 		t.Fatal(err)
@@ -275,7 +291,7 @@ func TestKubernetesShardSimulation(t *testing.T) {
 	env := c.env(t, base, map[string]string{"TOOLWARD_CONFIG": config, "TOOLWARD_RESULTS": results})
 
 	pod := func(i int) *exec.Cmd {
-		cmd := c.command(suite, append(slices.Clone(env), "JOB_COMPLETION_INDEX="+strconv.Itoa(i)))
+		cmd := c.command(ctx, suite, append(slices.Clone(env), "JOB_COMPLETION_INDEX="+strconv.Itoa(i)))
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		return cmd
@@ -356,19 +372,19 @@ wait:
 	if mc.get("TOOLWARD_RESULTS") != c.get("TOOLWARD_RESULTS") {
 		t.Fatalf("merge-job.yaml and job.yaml disagree on TOOLWARD_RESULTS")
 	}
-	merge := mc.command(suite, mc.env(t, base, map[string]string{"TOOLWARD_RESULTS": results}))
+	merge := mc.command(ctx, suite, mc.env(t, base, map[string]string{"TOOLWARD_RESULTS": results}))
 	if b, err := merge.CombinedOutput(); err != nil {
 		t.Fatalf("merge: %v\n%s", err, b)
 	}
 
-	single := exec.Command(bin, "run", "--out", filepath.Join(tmp, "single"), config)
+	single := exec.CommandContext(ctx, bin, "run", "--out", filepath.Join(tmp, "single"), config)
 	single.Dir, single.Env = suite, base
 	if b, err := single.CombinedOutput(); err != nil {
 		t.Fatalf("single run: %v\n%s", err, b)
 	}
 	want := readRuns(t, filepath.Join(tmp, "single", "runs.jsonl"))
 	got := readRuns(t, filepath.Join(results, "merged", "runs.jsonl"))
-	if len(want) != 9*60*2*2*2*2 {
+	if len(want) != 9*20*2*2*2*2 {
 		t.Fatalf("single run has %d runs", len(want))
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -56,13 +56,18 @@ type Truncation struct {
 // is not modified; score before writing, as the engine does, and the
 // scorer sees every value whole.
 func Marshal(rec *Record) ([]byte, error) {
+	return marshalWithin(rec, MaxFieldBytes, MaxRecordBytes)
+}
+
+// marshalWithin is Marshal with the limits given (tests use small ones).
+func marshalWithin(rec *Record, maxField, maxRecord int) ([]byte, error) {
 	// Past the first try, structured values (a tool's structured content,
 	// one argument) are also held to a budget: a big table of short
 	// strings no string limit shrinks gives way before the trace does.
-	for limit, budget := MaxFieldBytes, 0; ; limit, budget = limit/4, limit {
+	for limit, budget := maxField, 0; ; limit, budget = limit/4, limit {
 		c := clip(rec, limit, budget)
 		b, err := json.Marshal(c)
-		if err != nil || len(b) <= MaxRecordBytes {
+		if err != nil || len(b) <= maxRecord {
 			return b, err
 		}
 		if limit/4 < minFieldBytes {
