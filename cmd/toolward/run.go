@@ -90,117 +90,26 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, runUsage, abortGrace, engine.HugePlan); fs.PrintDefaults() }
-	workers := fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
-	outDir := fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
-	resume := fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error, or whose case changed what the model sees); runs whose case changed only how they are judged are re-scored")
-	var filters multiFlag
-	fs.Var(&filters, "filter", "keep runs whose `key=glob` matches (keys: case, tag, model, seed, temperature, tools, confirm, descriptions); repeatable: AND across keys, OR within one")
-	shard := fs.String("shard", "", "run only shard `i/n` (0 <= i < n) of the plan; join shards with toolward merge")
-	recordDir := fs.String("record", "", "record the model's replies as replay cassettes into `DIR`")
-	baseline := fs.String("baseline", "", "compare with the result directory `DIR` at the end (paired per case)")
-	failOnRegression := fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression, or when this run lacks runs of the baseline")
-	allowMissing := fs.Bool("allow-missing", false, "with --fail-on-regression: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
-	noContextCheck := fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset fits its context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
-	minPass := fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fl, code, ok := parseRunFlags(args, stderr)
+	if !ok {
+		return code
 	}
-	var config string
-	switch {
-	case len(pos) == 1:
-		config = pos[0]
-	case len(pos) == 0 && *resume != "":
-	default:
-		fmt.Fprintln(stderr, "toolward run: want one CONFIG (or --resume DIR)")
-		fs.Usage()
-		return 2
-	}
-	minPassSet := false
-	fs.Visit(func(f *flag.Flag) { minPassSet = minPassSet || f.Name == "min-pass-rate" })
-	if minPassSet && !(*minPass >= 0 && *minPass <= 1) {
-		fmt.Fprintln(stderr, "toolward run: --min-pass-rate is a fraction between 0 and 1")
-		return 2
-	}
-	if *workers < 0 {
-		fmt.Fprintf(stderr, "toolward run: -j must be a positive number of runs in flight (or 0 for the config's limits.concurrency), got %d\n", *workers)
-		return 2
-	}
-	if !shardFlagOK("run", *shard, stderr) || !filterFlagsOK("run", filters, stderr) {
-		return 2
-	}
-	if *failOnRegression && *baseline == "" {
-		fmt.Fprintln(stderr, "toolward run: --fail-on-regression needs --baseline DIR")
-		return 2
-	}
-	if *allowMissing && !*failOnRegression {
-		fmt.Fprintln(stderr, "toolward run: --allow-missing goes with --fail-on-regression")
-		return 2
-	}
-
 	// The signal handler, the engine's progress and this function all
 	// write to stderr.
-	f, ok := stderr.(*os.File)
-	tty := ok && term.IsTerminal(int(f.Fd()))
+	f, isFile := stderr.(*os.File)
+	tty := isFile && term.IsTerminal(int(f.Fd()))
 	stderr = &lockedWriter{w: stderr}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stop := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, stopSignals...)
-	defer close(sigs) // after Stop (deferred calls run last-in first-out)
-	defer signal.Stop(sigs)
-	var abort *time.Timer // the safety net of a second Ctrl-C
-	var abortMu sync.Mutex
-	returned := false
-	disarm := func() { // once the engine has returned
-		abortMu.Lock()
-		returned = true
-		if abort != nil {
-			abort.Stop()
-		}
-		abortMu.Unlock()
-	}
-	defer disarm()
-	go func() {
-		n := 0
-		for sig := range sigs {
-			n++
-			if n == 1 {
-				fmt.Fprintf(stderr, "\ntoolward: interrupted (%s); finishing the runs in flight (Ctrl-C again, or SIGTERM, to abort now)\n", signalName(sig))
-				close(stop)
-				continue
-			}
-			fmt.Fprintln(stderr, "\ntoolward: aborting")
-			cancel()
-			// Every loop of the engine honours ctx; should some step
-			// still not return (a config that takes long to evaluate),
-			// exit anyway, and let a third Ctrl-C kill at once.
-			signal.Stop(sigs)
-			abortMu.Lock()
-			if !returned {
-				abort = time.AfterFunc(abortGrace, func() {
-					fmt.Fprintf(stderr, "toolward: still busy %s after the abort; exiting\n", abortGrace)
-					os.Exit(1)
-				})
-			}
-			abortMu.Unlock()
-			return
-		}
-	}()
+	stop, disarm, release := onStopSignals(cancel, stderr)
+	defer release()
 
 	opts := engine.Options{
-		ConfigPath: config, ResumeDir: *resume, Filters: filters, Shard: *shard,
-		OutDir: *outDir, Workers: *workers, RecordDir: *recordDir,
+		ConfigPath: fl.config, ResumeDir: *fl.resume, Filters: fl.filters, Shard: *fl.shard,
+		OutDir: *fl.outDir, Workers: *fl.workers, RecordDir: *fl.recordDir,
 		Progress: stderr, ProgressTTY: tty, Stop: stop, Builtin: bundledServer,
-		SkipContextCheck: *noContextCheck,
+		SkipContextCheck: *fl.noContextCheck,
 	}
 	res, err := engine.Run(ctx, opts)
 	disarm()
@@ -215,6 +124,137 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "toolward run: interrupted before the first run; nothing ran")
 		return 1
 	}
+	return finishRun(res, fl, stdout, stderr)
+}
+
+// runFlags are run's command line, parsed.
+type runFlags struct {
+	config                         string // the CONFIG argument; "" with --resume
+	workers                        *int
+	outDir, resume, shard          *string
+	recordDir, baseline            *string
+	filters                        multiFlag
+	failOnRegression, allowMissing *bool
+	noContextCheck                 *bool
+	minPass                        *float64
+	minPassSet                     bool
+}
+
+// parseRunFlags parses and checks run's arguments; when ok is false the
+// command ends with code (0 for -h, 2 for a usage error, said on stderr).
+func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok bool) {
+	fl = &runFlags{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintf(stderr, runUsage, abortGrace, engine.HugePlan); fs.PrintDefaults() }
+	fl.workers = fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
+	fl.outDir = fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
+	fl.resume = fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error, or whose case changed what the model sees); runs whose case changed only how they are judged are re-scored")
+	fs.Var(&fl.filters, "filter", "keep runs whose `key=glob` matches (keys: case, tag, model, seed, temperature, tools, confirm, descriptions); repeatable: AND across keys, OR within one")
+	fl.shard = fs.String("shard", "", "run only shard `i/n` (0 <= i < n) of the plan; join shards with toolward merge")
+	fl.recordDir = fs.String("record", "", "record the model's replies as replay cassettes into `DIR`")
+	fl.baseline = fs.String("baseline", "", "compare with the result directory `DIR` at the end (paired per case)")
+	fl.failOnRegression = fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression, or when this run lacks runs of the baseline")
+	fl.allowMissing = fs.Bool("allow-missing", false, "with --fail-on-regression: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
+	fl.noContextCheck = fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset fits its context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
+	fl.minPass = fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0, false
+		}
+		return nil, 2, false
+	}
+	switch {
+	case len(pos) == 1:
+		fl.config = pos[0]
+	case len(pos) == 0 && *fl.resume != "":
+	default:
+		fmt.Fprintln(stderr, "toolward run: want one CONFIG (or --resume DIR)")
+		fs.Usage()
+		return nil, 2, false
+	}
+	fs.Visit(func(f *flag.Flag) { fl.minPassSet = fl.minPassSet || f.Name == "min-pass-rate" })
+	if fl.minPassSet && !(*fl.minPass >= 0 && *fl.minPass <= 1) {
+		fmt.Fprintln(stderr, "toolward run: --min-pass-rate is a fraction between 0 and 1")
+		return nil, 2, false
+	}
+	if *fl.workers < 0 {
+		fmt.Fprintf(stderr, "toolward run: -j must be a positive number of runs in flight (or 0 for the config's limits.concurrency), got %d\n", *fl.workers)
+		return nil, 2, false
+	}
+	if !shardFlagOK("run", *fl.shard, stderr) || !filterFlagsOK("run", fl.filters, stderr) {
+		return nil, 2, false
+	}
+	if *fl.failOnRegression && *fl.baseline == "" {
+		fmt.Fprintln(stderr, "toolward run: --fail-on-regression needs --baseline DIR")
+		return nil, 2, false
+	}
+	if *fl.allowMissing && !*fl.failOnRegression {
+		fmt.Fprintln(stderr, "toolward run: --allow-missing goes with --fail-on-regression")
+		return nil, 2, false
+	}
+	return fl, 0, true
+}
+
+// onStopSignals handles the stop signals for the job: the first closes
+// stop (the engine finishes the runs in flight), the second cancels the
+// job and, should it still not return within abortGrace, exits. disarm,
+// called once the engine has returned, turns that exit off (signals are
+// still caught while the reports are written); release stops catching
+// them.
+func onStopSignals(cancel context.CancelFunc, stderr io.Writer) (stop chan struct{}, disarm, release func()) {
+	stop = make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	var mu sync.Mutex
+	var abort *time.Timer
+	returned := false
+	go func() {
+		first := true
+		for sig := range sigs {
+			if first {
+				first = false
+				fmt.Fprintf(stderr, "\ntoolward: interrupted (%s); finishing the runs in flight (Ctrl-C again, or SIGTERM, to abort now)\n", signalName(sig))
+				close(stop)
+				continue
+			}
+			fmt.Fprintln(stderr, "\ntoolward: aborting")
+			cancel()
+			// Every loop of the engine honours ctx; should some step
+			// still not return (a config that takes long to evaluate),
+			// exit anyway, and let a third Ctrl-C kill at once.
+			signal.Stop(sigs)
+			mu.Lock()
+			if !returned {
+				abort = time.AfterFunc(abortGrace, func() {
+					fmt.Fprintf(stderr, "toolward: still busy %s after the abort; exiting\n", abortGrace)
+					os.Exit(1)
+				})
+			}
+			mu.Unlock()
+			return
+		}
+	}()
+	disarm = func() {
+		mu.Lock()
+		returned = true
+		if abort != nil {
+			abort.Stop()
+		}
+		mu.Unlock()
+	}
+	release = func() {
+		disarm()
+		signal.Stop(sigs)
+		close(sigs)
+	}
+	return stop, disarm, release
+}
+
+// finishRun writes the reports of a finished job, prints its line and
+// the gates' verdicts, and returns the exit code.
+func finishRun(res *engine.Result, fl *runFlags, stdout, stderr io.Writer) int {
 	code := 0
 	sum, err := report.Build(res.Dir)
 	if err != nil {
@@ -225,8 +265,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		t := sum.Totals
 		rate, _ := sum.OverallPassRate()
 		fmt.Fprintf(stdout, "%d runs: %d pass, %d fail, %d error; %s\n", t.Runs, t.Pass, t.Fail, t.Error, sum.PassRateLine())
-		if minPassSet && rate < *minPass {
-			fmt.Fprintf(stderr, "toolward run: pass rate %.1f%% is below --min-pass-rate %s\n", 100*rate, strconv.FormatFloat(*minPass, 'g', -1, 64))
+		if fl.minPassSet && rate < *fl.minPass {
+			fmt.Fprintf(stderr, "toolward run: pass rate %.1f%% is below --min-pass-rate %s\n", 100*rate, strconv.FormatFloat(*fl.minPass, 'g', -1, 64))
 			code = 1
 		}
 	}
@@ -234,8 +274,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if sum != nil {
 		fmt.Fprintln(stdout, "report: ", filepath.Join(res.Dir, report.HTMLFile))
 	}
-	if *baseline != "" {
-		if c := compareBaseline(*baseline, res.Dir, *failOnRegression, diff.GateOptions{AllowMissing: *allowMissing}, stdout, stderr); c != 0 {
+	if *fl.baseline != "" {
+		if c := compareBaseline(*fl.baseline, res.Dir, *fl.failOnRegression, diff.GateOptions{AllowMissing: *fl.allowMissing}, stdout, stderr); c != 0 {
 			code = c
 		}
 	}
