@@ -38,7 +38,7 @@ func LoadCases(patterns []string) ([]*Case, error) {
 			continue
 		}
 		if len(m) == 0 {
-			errs = append(errs, &Error{File: p, Msg: "pattern matches no file"})
+			errs = append(errs, &Error{File: p, Msg: "pattern matches no file; " + NoMatchHint(p, "")})
 		}
 		for _, f := range m {
 			if !seen[f] {

@@ -1,11 +1,13 @@
 package schema
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -95,4 +97,66 @@ func matchSegs(pat, segs []string) bool {
 		pat, segs = pat[1:], segs[1:]
 	}
 	return len(segs) == 0
+}
+
+// maxHintLevels bounds how far up from the working directory NoMatchHint
+// looks for a directory a pattern would match from.
+const maxHintLevels = 6
+
+// NoMatchHint explains a relative pattern that matches no file: it
+// resolved from the working directory, and, when it would match from
+// the directory of the config that names it (configFile, "" for none)
+// or from a directory above the working directory, where and how many.
+// Only patterns whose first segment is literal are tried elsewhere, so
+// that no hint walks a whole tree.
+func NoMatchHint(pattern, configFile string) string {
+	p := filepath.ToSlash(pattern)
+	if path.IsAbs(p) || filepath.IsAbs(pattern) {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	msg := "resolved from the working directory " + wd + " (paths in a config resolve from there, not from the config's directory)"
+	if first, _, _ := strings.Cut(p, "/"); first == "" || hasMeta(first) {
+		return msg
+	}
+	count := func(dir string) int {
+		m, err := Glob(path.Join(filepath.ToSlash(dir), p))
+		if err != nil {
+			return 0
+		}
+		return len(m)
+	}
+	files := func(n int) string {
+		if n == 1 {
+			return "1 file"
+		}
+		return strconv.Itoa(n) + " files"
+	}
+	if configFile != "" {
+		if dir := filepath.Dir(configFile); dir != "." {
+			if n := count(dir); n > 0 {
+				return msg + fmt.Sprintf("; from the config's directory it matches %s: write %q, or run toolward in %s",
+					files(n), path.Join(filepath.ToSlash(dir), p), dir)
+			}
+		}
+	}
+	dir := wd
+	for range maxHintLevels {
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+		if n := count(dir); n > 0 {
+			rel, err := filepath.Rel(wd, dir)
+			if err != nil {
+				rel = dir
+			}
+			return msg + fmt.Sprintf("; from %s it matches %s: run toolward there (cd %s)", dir, files(n), rel)
+		}
+	}
+	return msg
 }

@@ -49,7 +49,8 @@ func TestLoadCases(t *testing.T) {
 	if !errors.As(err, &es) {
 		t.Fatalf("err = %v", err)
 	}
-	wantErr := "cases/sub/c.yaml:3:10: expect.answr: unknown field \"answr\" (did you mean \"answer\"?)\nmissing/*.yaml: pattern matches no file"
+	wantErr := "cases/sub/c.yaml:3:10: expect.answr: unknown field \"answr\" (did you mean \"answer\"?)\nmissing/*.yaml: pattern matches no file; resolved from the working directory " + dir +
+		" (paths in a config resolve from there, not from the config's directory)"
 	if es.Error() != wantErr {
 		t.Errorf("errors:\n%s\nwant:\n%s", es.Error(), wantErr)
 	}

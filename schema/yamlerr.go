@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -41,10 +42,17 @@ func YAMLSyntaxError(file string, src []byte, err error) *Error {
 	}
 	// Never point past the last line (yaml.v3 can, at the end of input).
 	e.Line = min(e.Line, maxLine(src))
-	if col, ok := tabIndent(src, e.Line); ok {
-		e.Col = col
+	if line, col, ok := tabNear(src, e.Line, strings.Contains(msg, "tab")); ok {
+		e.Line, e.Col = line, col
 		e.Msg += " (this line is indented with a tab: YAML indents with spaces only)"
 		return e
+	}
+	if msg == "mapping values are not allowed in this context" {
+		if key, col, ok := colonInValue(lineText(src, e.Line)); ok {
+			e.Col = col
+			e.Msg += fmt.Sprintf(" (the value of %s has a colon followed by a space, which YAML reads as a new key: quote the value, e.g. %s: \"…: …\", or write it as a block after %s: |)", key, key, key)
+			return e
+		}
 	}
 	switch msg {
 	case "did not find expected ',' or '}'":
@@ -151,6 +159,50 @@ func tabIndent(src []byte, n int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// tabNear finds a tab in the indentation of 1-based line n of src or of
+// the line after it (yaml.v3 reports some tab errors at the line before);
+// with anywhere, which the message mentioning a tab warrants, of the
+// first tab-indented line from n-1 on. It returns the line and column.
+func tabNear(src []byte, n int, anywhere bool) (int, int, bool) {
+	last := n + 1
+	if anywhere {
+		last = maxLine(src)
+	}
+	for l := max(n-1, 1); l <= last; l++ {
+		if l == n-1 && !anywhere {
+			continue
+		}
+		if col, ok := tabIndent(src, l); ok {
+			return l, col, true
+		}
+	}
+	return 0, 0, false
+}
+
+// colonInValue finds, in a line "key: value", a colon in the plain
+// (unquoted) value followed by a space or ending the line; it returns
+// the key and the colon's 1-based column.
+func colonInValue(line string) (string, int, bool) {
+	trimmed := strings.TrimLeft(line, " -")
+	indent := len(line) - len(trimmed)
+	key, value, ok := strings.Cut(trimmed, ": ")
+	if !ok || key == "" || strings.ContainsAny(key, "\"'{[") {
+		return "", 0, false
+	}
+	v := strings.TrimLeft(value, " ")
+	if v == "" || strings.ContainsAny(v[:1], "\"'{[|>&*!#") {
+		return "", 0, false
+	}
+	i := strings.Index(v, ": ")
+	if i < 0 {
+		if !strings.HasSuffix(v, ":") {
+			return "", 0, false
+		}
+		i = len(v) - 1
+	}
+	return key, indent + len(key) + 2 + (len(value) - len(v)) + i + 1, true
 }
 
 // firstNonBlank returns the 1-based column of the first character of

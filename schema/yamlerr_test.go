@@ -22,6 +22,13 @@ func TestYAMLSyntaxErrorLine(t *testing.T) {
 			"x.yaml:8:1: YAML syntax: found character that cannot start any token (this line is indented with a tab"},
 		{"tab after spaces", "id: a\nprompt: p\nexpect:\n  \tanswer: x\n",
 			"x.yaml:4:3: YAML syntax: found character that cannot start any token (this line is indented with a tab"},
+		// yaml.v3 reports this one at the line before the tab.
+		{"tab on a deep line", "id: a\nprompt: p\nneeds: [calculate]\nexpect:\n  calls:\n    - tool: calculate\n      args:\n        expression: x\n  max_calls: 3\n\tanswer: x\n",
+			"x.yaml:10:1: YAML syntax: found a tab character that violates indentation (this line is indented with a tab"},
+		{"unquoted colon", "id: b\nprompt: Compute this: 2+2\nexpect:\n  no_calls: true\n",
+			`x.yaml:2:21: YAML syntax: mapping values are not allowed in this context (the value of prompt has a colon followed by a space, which YAML reads as a new key: quote the value`},
+		{"unquoted colon nested", "id: b\nprompt: p\nexpect:\n  answer:\n    $contains: note: x\n",
+			`x.yaml:5:20: YAML syntax: mapping values are not allowed in this context (the value of $contains has a colon`},
 		// A flow mapping's error stays at the line where it opens.
 		{"unclosed flow mapping", "id: a\nprompt: p\nexpect:\n  answer: {$contains: x\n  max_calls: 2\n",
 			"x.yaml:4:1: YAML syntax: did not find expected ',' or '}' (a { … } mapping that starts on this line is not closed)"},

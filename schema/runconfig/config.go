@@ -485,7 +485,7 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 		case err != nil:
 			add([]any{"cases", i}, "bad pattern %q: %v", pat, err)
 		case len(files) == 0:
-			add([]any{"cases", i}, "pattern %q matches no file", pat)
+			add([]any{"cases", i}, "pattern %q matches no file; %s", pat, schema.NoMatchHint(pat, c.File))
 		}
 		for _, f := range files {
 			if err := schema.CheckFile(f, "case file", schema.MaxCaseFileSize); err != nil {

@@ -37,8 +37,13 @@ func TestInvalidFixtures(t *testing.T) {
 			t.Chdir(dir)
 			errs := validate([]string{"."})
 			var got strings.Builder
+			repo, err := filepath.Abs("../../..")
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, e := range errs {
-				got.WriteString(e.Error() + "\n")
+				// Hints name absolute directories: written from $REPO.
+				got.WriteString(strings.ReplaceAll(e.Error(), repo, "$REPO") + "\n")
 			}
 			if *update {
 				if err := os.WriteFile("want.txt", []byte(got.String()), 0o644); err != nil {
@@ -184,7 +189,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\", \"m\"], seeds: [1, 1]}\n",
 			"c.cue:5:24: matrix.models[1]: duplicate value \"m\"\nc.cue:5:41: matrix.seeds[1]: duplicate value 1"},
 		{"name: \"x\"\ncases: [\"nothing/*.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
-			`c.cue:2:9: cases[0]: pattern "nothing/*.yaml" matches no file`},
+			`c.cue:2:9: cases[0]: pattern "nothing/*.yaml" matches no file; resolved from the working directory $WD (paths in a config resolve from there, not from the config's directory)`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], seeds: \"1\"}\n",
 			`c.cue:5:32: matrix.seeds: want list, got "1"`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], temperatures: [0, \"hot\"]}\n",
@@ -209,8 +214,8 @@ func TestLoadConfigErrors(t *testing.T) {
 			t.Errorf("%s\n=> %v, want Errors", tt.src, err)
 			continue
 		}
-		if es.Error() != tt.want {
-			t.Errorf("%s\n got  %s\n want %s", tt.src, es.Error(), tt.want)
+		if want := strings.ReplaceAll(tt.want, "$WD", dir); es.Error() != want {
+			t.Errorf("%s\n got  %s\n want %s", tt.src, es.Error(), want)
 		}
 	}
 }
