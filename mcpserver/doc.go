@@ -11,9 +11,9 @@
 //     corpus index, the database template and the lookup services.
 //  2. MCPServer returns one mcp-go server. Each MCP session gets its own
 //     sandbox, keyed by session id, from its registration to its
-//     unregistration: tickets and emails in memory (at most
-//     MaxStoredItems, 1,000, together, holding at most MaxStoredBytes,
-//     8 MiB, of text; past either an isError result, nothing stored) and,
+//     unregistration: tickets and emails in memory (bounded by
+//     MaxStoredItems and MaxStoredBytes; past either an isError result,
+//     nothing stored) and,
 //     created on first use, a private copy of the company database. Runs
 //     never see each other's writes. (Streamable HTTP on protocol
 //     2026-07-28 has no sessions: there every request gets a fresh
@@ -21,11 +21,9 @@
 //  3. Every call's arguments are checked against the tool's input schema
 //     first; a missing or ill-typed argument gets an isError result saying
 //     what is wrong, an unknown tool a JSON-RPC error (-32602). The
-//     schemas of tools.yaml bound the text a tool stores or quotes back,
-//     by maxLength in characters: search_documents' query 1,000;
-//     create_ticket's title 1,000 and body 65,536; send_email's to 320,
-//     subject 1,000 and body 65,536. A result's text quotes an argument
-//     to at most 200 characters (maxEcho), with its length. A tool that
+//     schemas of tools.yaml bound the text a tool stores or quotes back
+//     (maxLength); a result's text quotes an argument to at most maxEcho
+//     characters, with its length. A tool that
 //     fails (bad SQL, division by zero, service down) answers with an
 //     isError result the model can read. A panicking handler is recovered
 //     into a JSON-RPC error (-32603) and the server keeps serving.
@@ -40,51 +38,48 @@
 // # Transports
 //
 // stdio (ServeStdio): one session, newline-delimited JSON-RPC. A line
-// over DefaultMaxBodyBytes (1 MiB) is answered with a JSON-RPC error
-// (-32600) and skipped; a last line without a newline is served. When
-// input ends, the answers to requests already read are still written,
-// for at most 30 s (drainTimeout).
+// over DefaultMaxBodyBytes is answered with a JSON-RPC error (-32600) and
+// skipped; a last line without a newline is served. When input ends, the
+// answers to requests already read are still written, for at most
+// drainTimeout.
 //
 // Streamable HTTP (HTTPHandler at Path, /mcp; ListenAndServeHTTP binds
 // loopback addresses only unless HTTPOptions.AllowRemote). Its limits,
 // the checks of a request first, in the order made; a refused request is
-// answered at once and its connection closed, after at most 1 s more of
-// reading what is left of its body (refuseDrainTimeout), however slowly
+// answered at once and its connection closed, after at most refuseDrainTimeout more
+// of reading what is left of its body, however slowly
 // the client keeps sending:
 //
 //   - Host must parse (400); on a loopback address, Host and Origin must
 //     be loopback (403: DNS-rebinding protection); a bearer token when
 //     HTTPOptions.Token is set (401);
-//   - a POST body must arrive within DefaultBodyTimeout, 10 s (408), and
-//     fit DefaultMaxBodyBytes, 1 MiB (413); then at most
-//     DefaultMaxRequests, 64, requests are served at once (an answer to
+//   - a POST body must arrive within DefaultBodyTimeout (408) and fit
+//     DefaultMaxBodyBytes (413); then at most DefaultMaxRequests requests
+//     are served at once (an answer to
 //     the server's own request, such as an elicitation, needs no slot);
-//     a POST outside a live session takes one of DefaultMaxSessions, 8,
+//     a POST outside a live session takes one of DefaultMaxSessions
 //     session slots while it runs and keeps it if it creates a session;
 //     either limit reached is a 503 with a JSON-RPC error (-32000);
 //   - a GET event stream must name a live session (400 without one, 404
-//     for an unknown one) and find one of DefaultMaxStreams, 16, free
-//     (503); it ends with its session;
-//   - sessions idle DefaultSessionIdleTTL, 30 min, end (between 1 and 1.5
-//     TTL after their last request) and drop their sandboxes; the
-//     sandboxes of all sessions stay under about MaxSessions ×
-//     SessionMemory (≈ 1.1 GiB at the defaults);
+//     for an unknown one) and find one of DefaultMaxStreams free (503); it ends with its session;
+//   - sessions idle DefaultSessionIdleTTL end (between 1 and 1.5 TTL
+//     after their last request) and drop their sandboxes; the sandboxes
+//     of all sessions stay under about MaxSessions × SessionMemory;
 //   - every write of a response or stream event must finish within
-//     DefaultWriteTimeout, 30 s, so a client that stops reading is cut
+//     DefaultWriteTimeout, so a client that stops reading is cut
 //     off while a quiet stream stays open (there is no whole-response
 //     timeout);
 //   - ListenAndServeHTTP alone adds the connection limits: headers within
-//     DefaultReadHeaderTimeout, 10 s, and at most 64 KiB of them; keep-alive
-//     connections closed after DefaultIdleTimeout, 60 s, idle; at most
-//     DefaultMaxConns, 256, open connections (one more is answered 503
-//     and closed); on shutdown, 5 s for requests in flight.
+//     DefaultReadHeaderTimeout; keep-alive connections closed after
+//     DefaultIdleTimeout idle; at most DefaultMaxConns open connections
+//     (one more is answered 503 and closed); a grace period for requests
+//     in flight on shutdown.
 //
 // HTTPOptions overrides each limit; a zero field takes its default.
 //
 // # Why a missing argument is an isError result, not a JSON-RPC error
 //
-// The issue that specified this server asked for a JSON-RPC error. MCP
-// 2025-11-25 (SEP-1303) asks instead that input validation errors be tool
+// MCP 2025-11-25 (SEP-1303) asks that input validation errors be tool
 // execution errors, so that the model sees them and corrects its call, and
 // mcp-go v1.2.1 leaves no clean way to answer -32602 Invalid params for a
 // known tool:
@@ -93,8 +88,7 @@
 //     Internal error (server.handlerError; only a URL-elicitation error
 //     gets its own code), which clients rightly read as a server failure;
 //   - WithInputSchemaValidation answers a schema violation with an isError
-//     result, exactly as this package does (with less readable messages
-//     and without filling in defaults);
+//     result, as this package does (but without filling in defaults);
 //   - the only hook that can refuse a request before its handler,
 //     OnRequestInitialization, answers -32600 Invalid request, the code for
 //     a malformed JSON-RPC message. toolward's engine (engine/session)
