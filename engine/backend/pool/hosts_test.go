@@ -175,7 +175,10 @@ func TestHostKilledMidRun(t *testing.T) {
 			default:
 				t.Fatal("host a never got its third request")
 			}
-			if served[a.url] < 2 || served[b.url] == 0 || served[c.url] == 0 {
+			// Host a holds at most Limit (2) requests: when its third
+			// arrives, at least one earlier one has returned. The other
+			// may still be in flight when a dies, and fail over.
+			if served[a.url] < 1 || served[b.url] == 0 || served[c.url] == 0 {
 				t.Errorf("served by host: %v", served)
 			}
 			if n := served[a.url] + served[b.url] + served[c.url]; n != requests {
