@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 
