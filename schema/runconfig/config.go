@@ -453,6 +453,23 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 	add := func(elems []any, format string, args ...any) {
 		errs = append(errs, pos.at(elems, fmt.Sprintf(format, args...)))
 	}
+	checkServer(c, add)
+	checkCasePatterns(c, add)
+	checkMatrix(file, c, pos, &errs, add)
+	checkDescriptionSets(c, add)
+	checkLimitsAndBackends(c, pos, add)
+	if a := c.Backend.Anthropic; a != nil {
+		errs = append(errs, checkAnthropic(c, a, pos)...)
+	}
+	return errs
+}
+
+// addFunc records one mistake at the config element elems.
+type addFunc func(elems []any, format string, args ...any)
+
+// checkServer checks the server block: fields of one kind of server set
+// on another, isolation, and the builtin server's files.
+func checkServer(c *schema.Config, add addFunc) {
 	if c.Server.Env != nil && c.Server.Command == nil {
 		add([]any{"server", "env"}, "env applies to command servers only")
 	}
@@ -479,6 +496,11 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 			}
 		}
 	}
+}
+
+// checkCasePatterns checks that every case pattern matches case files
+// within the size limit.
+func checkCasePatterns(c *schema.Config, add addFunc) {
 	for i, pat := range c.Cases {
 		files, err := schema.Glob(pat)
 		switch {
@@ -493,6 +515,11 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 			}
 		}
 	}
+}
+
+// checkMatrix checks the matrix: repeated axis values (positioned at the
+// repeat) and tool subsets.
+func checkMatrix(file string, c *schema.Config, pos positions, errs *schema.Errors, add addFunc) {
 	// dupes reports repeated values of an axis, positioned in one pass
 	// over the list however many there are.
 	dupes := func(axis string, vals []string, show func(int) string) {
@@ -511,7 +538,7 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 			if i < len(at) && at[i].IsValid() && at[i].Filename() == file {
 				e.Line, e.Col = at[i].Line(), at[i].Column()
 			}
-			errs = append(errs, e)
+			*errs = append(*errs, e)
 		}
 	}
 	quoted := func(vals []string) func(int) string {
@@ -537,6 +564,11 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 		seeds[i] = strconv.Itoa(v)
 	}
 	dupes("seeds", seeds, func(i int) string { return seeds[i] })
+}
+
+// checkDescriptionSets checks that every description set a cell names
+// resolves to a readable file.
+func checkDescriptionSets(c *schema.Config, add addFunc) {
 	for name, f := range c.DescriptionSets {
 		if msg := checkDescriptionFile(f); msg != "" {
 			add([]any{"description_sets", name}, "%s", msg)
@@ -556,6 +588,11 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 			add([]any{"matrix", "descriptions", i}, "%s", msg)
 		}
 	}
+}
+
+// checkLimitsAndBackends checks durations, host pools and each
+// backend's fields that CUE cannot judge.
+func checkLimitsAndBackends(c *schema.Config, pos positions, add addFunc) {
 	// Durations: CUE checks the shape; Go must be able to parse them.
 	for _, d := range []struct {
 		name string
@@ -573,15 +610,11 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 			}
 		}
 	}
-	if a := c.Backend.Anthropic; a != nil {
-		errs = append(errs, checkAnthropic(c, a, pos)...)
-	}
 	if o := c.Backend.Ollama; o != nil && o.KeepAlive != "" {
 		if _, err := time.ParseDuration(o.KeepAlive); err != nil {
 			add([]any{"backend", "ollama", "keep_alive"}, "%v", err)
 		}
 	}
-	return errs
 }
 
 // checkDescriptionFile checks that f is a YAML mapping of tool name to
