@@ -33,6 +33,7 @@ type job struct {
 
 	mu    sync.Mutex
 	tools map[toolsKey]*toolsEntry
+	want  map[wantKey]*wantEntry // reference results of equals probes (state.go)
 }
 
 // toolsKey identifies one offered tool list: it depends only on the case,
@@ -146,10 +147,11 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 	}
 	for attempt := 1; ; attempt++ {
 		rec.Attempts = attempt
-		out, err := j.attempt(rctx, in)
+		out, st, err := j.attempt(rctx, in)
 		if err == nil {
 			rec.Trace, rec.Tokens = out.Trace, out.Tokens
 			rec.Trace.OutOfTurns = out.OutOfTurns
+			rec.State = st
 			j.l.Rules[rec.Case].Score(rec)
 			break
 		}
@@ -192,15 +194,20 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 	j.finish(rec, started)
 }
 
-// attempt runs the loop once within ctx, which carries the run timeout.
-func (j *job) attempt(ctx context.Context, in agent.Input) (*agent.Output, error) {
+// attempt runs the loop once within ctx, which carries the run timeout,
+// then the state probes of the run's cell on the same session.
+func (j *job) attempt(ctx context.Context, in agent.Input) (*agent.Output, *record.State, error) {
 	sess, err := j.src.Session(ctx, in.Cell.Confirm)
 	if err != nil {
-		return nil, timeoutCause(ctx, err)
+		return nil, nil, timeoutCause(ctx, err)
 	}
 	out, err := agent.Run(ctx, j.be, sess, in)
+	var st *record.State
+	if err == nil {
+		st, err = j.probe(ctx, sess, in.Case, in.Cell)
+	}
 	sess.Close()
-	return out, timeoutCause(ctx, err)
+	return out, st, timeoutCause(ctx, err)
 }
 
 var errRunTimeout = errors.New("run timeout")

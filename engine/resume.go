@@ -23,7 +23,7 @@ import (
 // is located in O(1), plan.Locator). What changed is said on progress.
 func resumeDone(ctx context.Context, dir string, l *Loaded, progress io.Writer) (map[int64]struct{}, error) {
 	rs := &resumer{loc: plan.NewLocator(l.Plan), rules: l.Rules, seen: map[int64]bool{},
-		rerun: map[string]int{}, rescored: map[string]int{}, partial: map[string]int{}}
+		rerun: map[string]int{}, rescored: map[string]int{}, partial: map[string]int{}, reprobe: map[string]int{}}
 	c, err := results.Compact(ctx, dir, rs.keep)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
@@ -44,6 +44,7 @@ type resumer struct {
 	rerun    map[string]int // pass or fail records dropped: the case changed what the model sees
 	rescored map[string]int // records judged again under the case's current rules
 	partial  map[string]int // records judged by older rules but stored in part: they run again
+	reprobe  map[string]int // records whose probe results measured other probe calls: they run again
 	// explained counts every record keep dropped for a reason above
 	// (duplicates and error records included), which Compact counts as
 	// foreign.
@@ -71,6 +72,16 @@ func (r *resumer) keep(rec *record.Record) (int64, bool) {
 		return i, true // Compact drops it: errors run again
 	}
 	ru := r.rules[rec.Case]
+	if ru.StaleState(rec) {
+		// Its probe results measured other probe calls (or none): only
+		// running it again measures what the case now asks.
+		r.explained++
+		if first {
+			r.seen[i] = true
+			r.reprobe[rec.Case]++
+		}
+		return 0, false
+	}
 	if rec.Rules == ru.Digest {
 		return i, true
 	}
@@ -101,6 +112,9 @@ func (r *resumer) report(w io.Writer, c *results.Compacted) {
 	}
 	for _, id := range slices.Sorted(maps.Keys(r.partial)) {
 		fmt.Fprintf(w, "resume: case %s changed how runs are judged, but %s stored in part (record size limits) cannot be re-scored: they run again\n", id, plural(r.partial[id], "run"))
+	}
+	for _, id := range slices.Sorted(maps.Keys(r.reprobe)) {
+		fmt.Fprintf(w, "resume: case %s changed what its state probes call (expect.state calls, or the golden an equals probe replays): its %s run again\n", id, plural(r.reprobe[id], "finished run"))
 	}
 	foreign := c.Foreign - r.explained
 	for _, d := range []struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 // errInterrupted is returned by a step of starting when Stop or ctx ended the
@@ -81,7 +82,7 @@ func (s *starting) stopped() bool { return s.pre.Err() != nil }
 func (s *starting) prepare() error {
 	s.warnHugePlan()
 	steps := []func() error{
-		s.loadDescriptions, s.checkBuiltin, s.openBackend, s.preflight, s.checkModels,
+		s.loadDescriptions, s.checkBuiltin, s.checkIsolation, s.openBackend, s.preflight, s.checkModels,
 		s.openDir, s.openServer, s.checkTools, s.checkContext, s.bookkeep,
 	}
 	for _, step := range steps {
@@ -109,6 +110,15 @@ func (s *starting) loadDescriptions() (err error) {
 func (s *starting) checkBuiltin() error {
 	if s.l.Config.Server.Builtin != nil && s.opts.Builtin == nil {
 		return errors.New("the config asks for the builtin MCP server (server: builtin), but this program does not bundle one (engine.Options.Builtin is nil); use the toolward command, or a command or url server")
+	}
+	return nil
+}
+
+// checkIsolation refuses state checks the runs cannot give: against a
+// server whose runs share state, or a reset with several runs in flight.
+func (s *starting) checkIsolation() error {
+	if e := runconfig.StateIsolation(s.l.Config, s.l.Plan.Cases(), s.workers()); e != nil {
+		return e
 	}
 	return nil
 }
@@ -387,7 +397,7 @@ func (s *starting) run(ctx context.Context) (*Result, error) {
 	res := &Result{Dir: s.dir, Planned: s.l.Plan.Len()}
 	j := &job{
 		l: s.l, be: s.be, src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
-		backoff: s.opts.Backoff, now: s.now, tools: map[toolsKey]*toolsEntry{},
+		backoff: s.opts.Backoff, now: s.now, tools: map[toolsKey]*toolsEntry{}, want: map[wantKey]*wantEntry{},
 	}
 	if j.backoff == nil {
 		j.backoff = defaultBackoff

@@ -38,6 +38,7 @@ func checkTools(src *session.Source, l *Loaded, descs map[string]toolset.Descrip
 			fmt.Fprintf(progress, "warning: %s\n", w)
 		}
 	}
+	r.Errors = append(r.Errors, checkProbes(src, l, progress)...)
 	if len(r.Errors) == 0 {
 		return nil
 	}
@@ -73,4 +74,39 @@ func serverName(src *session.Source) string {
 		return "unnamed"
 	}
 	return s
+}
+
+// checkProbes checks the tools the planned cases' state probes call: the
+// server must list each (offered to the model or kept for probes); one
+// not marked read-only is a warning, since a probe should only look. A
+// case that needs, or expects a call of, a tool kept from the model can
+// never pass: an error.
+func checkProbes(src *session.Source, l *Loaded, progress io.Writer) schema.Errors {
+	var errs schema.Errors
+	hidden := map[string]bool{}
+	for _, t := range src.ProbeOnly() {
+		hidden[t.Name] = true
+	}
+	warned := map[string]bool{}
+	for _, c := range l.Plan.Cases() {
+		if c.Expectation == nil {
+			continue
+		}
+		for _, p := range c.Expectation.ProbeRefs() {
+			ok, ro := src.Probeable(p.Tool)
+			switch {
+			case !ok:
+				errs = append(errs, schema.Locate(c, p.Elems, fmt.Sprintf("the server lists no tool %q for this state probe", p.Tool)))
+			case !ro && !warned[p.Tool] && progress != nil:
+				warned[p.Tool] = true
+				fmt.Fprintf(progress, "warning: state probes call %s, which the server does not mark read-only (readOnlyHint); a probe should only look at the state\n", p.Tool)
+			}
+		}
+		for _, u := range schema.ToolUses(c) {
+			if hidden[u.Tool] && (u.Role == "needs" || u.Role == "call") {
+				errs = append(errs, schema.Locate(c, u.Elems, fmt.Sprintf("tool %q is kept from the model for state probes (server.probe_only, or marked so by the server): no run can call it", u.Tool)))
+			}
+		}
+	}
+	return errs
 }

@@ -21,6 +21,10 @@ import (
 //go:embed tools.yaml
 var toolsYAML []byte
 
+// ProbeOnlyMeta is the _meta key marking a probe_only tool; the engine
+// reads it as schema.ProbeOnlyMeta (this package does not import schema).
+const ProbeOnlyMeta = "toolward/probe_only"
+
 // ToolDef is one tool as data: the format of tools.yaml and of catalog
 // files (fixtures/catalog/*.yaml, --catalog).
 type ToolDef struct {
@@ -33,6 +37,10 @@ type ToolDef struct {
 	// Result is a Go text/template over the call's arguments map; catalog
 	// tools answer with it. Real tools have Go handlers instead.
 	Result string `yaml:"result" json:"result,omitempty"`
+	// ProbeOnly marks a state tool for toolward's state probes: its MCP
+	// _meta says so (schema.ProbeOnlyMeta), and toolward never offers it
+	// to the model. It must be read-only.
+	ProbeOnly bool `yaml:"probe_only" json:"probe_only,omitempty"`
 
 	where string               // file:line of the definition, for errors
 	tmpl  *template.Template   // parsed Result
@@ -79,6 +87,9 @@ func (d *ToolDef) MCPTool() mcp.Tool {
 	if d.OutputSchema != nil {
 		t.RawOutputSchema, _ = json.Marshal(d.OutputSchema)
 	}
+	if d.ProbeOnly {
+		t.Meta = mcp.NewMetaFromMap(map[string]any{ProbeOnlyMeta: true})
+	}
 	return t
 }
 
@@ -96,7 +107,7 @@ func ParseToolDefs(data []byte, source string) ([]*ToolDef, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&defs); err != nil && err != io.EOF {
-		msg := strings.ReplaceAll(err.Error(), "in type mcpserver.ToolDef", "(known fields: name, domain, description, input_schema, output_schema, annotations, result)")
+		msg := strings.ReplaceAll(err.Error(), "in type mcpserver.ToolDef", "(known fields: name, domain, description, input_schema, output_schema, annotations, result, probe_only)")
 		return nil, fmt.Errorf("%s: %s", source, msg)
 	}
 	if len(defs) == 0 {
@@ -169,6 +180,9 @@ func (d *ToolDef) validate() error {
 		if _, err := resolveSchema(d.OutputSchema); err != nil {
 			return fmt.Errorf("output_schema: %v", err)
 		}
+	}
+	if d.ProbeOnly && !(d.Annotations.ReadOnly != nil && *d.Annotations.ReadOnly) {
+		return fmt.Errorf("probe_only: a state tool must be read-only (annotations: {readOnlyHint: true})")
 	}
 	if d.Result != "" {
 		t, err := template.New(d.Name).Option("missingkey=zero").Parse(d.Result)

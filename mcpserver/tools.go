@@ -34,6 +34,9 @@ func (s *Server) handlers() map[string]toolFunc {
 		"send_email":       s.sendEmail,
 		"update_salary":    s.updateSalary,
 		"delete_employee":  s.deleteEmployee,
+		"state_tickets":    s.stateTickets,
+		"state_outbox":     s.stateOutbox,
+		"state_table":      s.stateTable,
 	}
 }
 

@@ -123,6 +123,10 @@ func warnScored(w io.Writer, res *rescore.DirResult) int {
 		fmt.Fprintf(w, "toolward score: case %s: %s stored in part (record size limits) cannot be judged by the new rules and %s kept out\n",
 			id, plural(res.Partial[id], "run"), isAre(res.Partial[id]))
 	}
+	for _, id := range slices.Sorted(maps.Keys(res.Reprobe)) {
+		fmt.Fprintf(w, "toolward score: case %s changed what its state probes call (expect.state tool or args, or the golden an equals probe replays): the stored results of its %s measured something else, so %s kept out and must run again\n",
+			id, plural(res.Reprobe[id], "run"), isAre(res.Reprobe[id]))
+	}
 	if n := res.KeptOut(); n > 0 {
 		fmt.Fprintf(w, "toolward score: %s kept out; run them with:\n  toolward run --resume %s\n", plural(n, "run"), res.Out)
 	}

@@ -251,7 +251,10 @@ type toolsOutput struct {
 	Backend      string    `json:"backend"`
 	Descriptions string    `json:"descriptions"`
 	Tools        []toolOut `json:"tools"`
-	warnings     []string  // printed on stderr
+	// ProbeOnly names the tools kept from the model for state probes
+	// (server.probe_only, or marked so by the server), in listing order.
+	ProbeOnly []string `json:"probe_only,omitempty"`
+	warnings  []string // printed on stderr
 }
 
 type serverOut struct {
@@ -410,6 +413,9 @@ func describeTools(src *session.Source, tg *toolsTarget) (*toolsOutput, error) {
 		to.Gated, to.GateReason = gate(listed.Annotations)
 		out.Tools = append(out.Tools, to)
 	}
+	for _, t := range src.ProbeOnly() {
+		out.ProbeOnly = append(out.ProbeOnly, t.Name)
+	}
 	return out, nil
 }
 
@@ -469,6 +475,9 @@ func writeToolsText(w io.Writer, out *toolsOutput) error {
 	s := out.Server
 	fmt.Fprintf(&b, "server: %s %s (%s), MCP %s\n", textSafe(s.Name), textSafe(s.Version), s.Connection, textSafe(s.ProtocolVersion))
 	fmt.Fprintf(&b, "%s; %s; descriptions %s\n", plural(len(out.Tools), "tool"), schemaSource(out.Backend), out.Descriptions)
+	if len(out.ProbeOnly) > 0 {
+		fmt.Fprintf(&b, "kept from the model, for state probes only: %s\n", textSafe(strings.Join(out.ProbeOnly, ", ")))
+	}
 	for _, t := range out.Tools {
 		fmt.Fprintf(&b, "\n%s\n", textSafe(t.Name))
 		label := "description"

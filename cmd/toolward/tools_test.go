@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,8 +34,9 @@ func TestToolsURLHeader(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	var out struct {
-		Server struct{ Name, Connection string }
-		Tools  []struct {
+		Server    struct{ Name, Connection string }
+		ProbeOnly []string `json:"probe_only"`
+		Tools     []struct {
 			Name       string
 			Parameters map[string]any
 			Gated      bool
@@ -43,8 +45,8 @@ func TestToolsURLHeader(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
 	}
-	if out.Server.Name != "toolward" || out.Server.Connection != "url: "+url || len(out.Tools) != len(srv.ToolNames()) {
-		t.Fatalf("server %+v, %d tools, want %d", out.Server, len(out.Tools), len(srv.ToolNames()))
+	if out.Server.Name != "toolward" || out.Server.Connection != "url: "+url || len(out.Tools)+len(out.ProbeOnly) != len(srv.ToolNames()) || !slices.Contains(out.ProbeOnly, "state_tickets") {
+		t.Fatalf("server %+v, %d tools and probe-only %v, want %d in all", out.Server, len(out.Tools), out.ProbeOnly, len(srv.ToolNames()))
 	}
 	for _, tl := range out.Tools {
 		if tl.Parameters["type"] != "object" {

@@ -93,8 +93,11 @@ type Source struct {
 	info   Info
 	listed []mcp.Tool
 	dups   []string // names listed more than once
-	tools  []toolset.Tool
-	gated  map[string]bool
+	// probeOnly are the tools kept from the model, for state probes
+	// (schema.Server.ProbeOnly, or marked schema.ProbeOnlyMeta).
+	probeOnly []mcp.Tool
+	tools     []toolset.Tool
+	gated     map[string]bool
 
 	life   context.Context // bounds subprocesses
 	cancel context.CancelFunc
@@ -223,6 +226,7 @@ func (s *Source) list(ctx context.Context, c *conn) error {
 	// that records it; the Ollama conversion would then have to carry
 	// draft-07 definitions too.
 	s.listed, s.dups = firstOfEachName(all)
+	s.listed, s.probeOnly = splitProbeOnly(s.listed, s.opts.Server.ProbeOnly)
 	s.gated = make(map[string]bool, len(s.listed))
 	for _, t := range s.listed {
 		schema := t.RawInputSchema
@@ -565,6 +569,12 @@ type Result struct {
 // error is an infrastructure failure (*Error); everything the model should
 // see, including tool errors, is in the Result.
 func (s *Session) Call(ctx context.Context, name string, args map[string]any, timeout time.Duration) (*Result, error) {
+	return s.call(ctx, name, args, timeout, true)
+}
+
+// call is Call; without ask, the server's elicitations are cancelled
+// (nobody is asked) rather than answered by the confirm mode.
+func (s *Session) call(ctx context.Context, name string, args map[string]any, timeout time.Duration, ask bool) (*Result, error) {
 	var err error
 	res := &Result{}
 	if s.mode != ConfirmAuto && s.src.gated[name] {
@@ -585,7 +595,9 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any, ti
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
-	s.c.h.begin(&res.Elicitations)
+	if ask {
+		s.c.h.begin(&res.Elicitations)
+	}
 	start := time.Now()
 	// The call runs apart so that it is over at the timeout whatever it
 	// is doing then, decoding a long answer included; the connection is
@@ -610,7 +622,9 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any, ti
 		err = cctx.Err()
 	}
 	res.Latency = time.Since(start)
-	s.c.h.end()
+	if ask {
+		s.c.h.end()
+	}
 	if err == nil && cctx.Err() != nil {
 		err = cctx.Err() // answered, but after the timeout
 	}

@@ -26,6 +26,9 @@ type Rules struct {
 	// text-call families and the case's expect block; see
 	// record.Record.Rules.
 	Digest string
+	// Golden holds the calls of the case's golden, which equals: golden
+	// probes replay on a fresh server; nil without a golden.
+	Golden []schema.GoldenCall
 }
 
 // CaseRules returns the scoring rules of c, compiling c.Expect unless the
@@ -42,7 +45,60 @@ func CaseRules(c *schema.Case) (*Rules, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: case %s: %w", c.File, c.ID, err)
 	}
-	return &Rules{Expect: exp, Digest: d}, nil
+	r := &Rules{Expect: exp, Digest: d}
+	if c.Golden != nil {
+		r.Golden = c.Golden.Calls
+	}
+	return r, nil
+}
+
+// probeDigestFormat names what ProbeDigest hashes.
+const probeDigestFormat = "toolward probes 1"
+
+// ProbeDigest identifies what the state probes of cell measure: each
+// probe's tool, arguments and equals kind, and, when a probe equals the
+// golden's state, the golden's calls (what is replayed to give it). It is
+// "" when the cell has no probes. Probe results stored under another
+// digest are stale: they were measured by other calls.
+func (r *Rules) ProbeDigest(cell record.Cell) string {
+	probes := r.Expect.Probes(cell)
+	if len(probes) == 0 {
+		return ""
+	}
+	type probe struct {
+		Tool   string         `json:"tool"`
+		Args   map[string]any `json:"args,omitempty"`
+		Equals string         `json:"equals,omitempty"`
+	}
+	v := struct {
+		Format string              `json:"format"`
+		Probes []probe             `json:"probes"`
+		Golden []schema.GoldenCall `json:"golden,omitempty"`
+	}{Format: probeDigestFormat}
+	for _, p := range probes {
+		v.Probes = append(v.Probes, probe{p.Tool, p.Args, p.Equals})
+		if p.Equals == matchers.EqualsGolden && v.Golden == nil {
+			v.Golden = append([]schema.GoldenCall{}, r.Golden...)
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("score: encoding probes: " + err.Error()) // values decoded from YAML
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// StaleState reports whether rec's stored probe results cannot be judged
+// by these rules: its cell has probes, and rec holds no results for them
+// or results measured by other probe calls (see ProbeDigest). Such a run
+// must run again; judging it would use results of another measurement.
+func (r *Rules) StaleState(rec *record.Record) bool {
+	d := r.ProbeDigest(rec.Cell)
+	if d == "" {
+		return false
+	}
+	return rec.State == nil || rec.State.Digest != d
 }
 
 // rulesDigest hashes what scoring reads of a case: its expect block (the
@@ -74,8 +130,18 @@ type Verdict struct {
 // run whatever its calls: max_iterations comes first, then (when the
 // matchers had no objection) unparsed_call for calls written as text,
 // then the matchers' own reasons.
-func (r *Rules) Judge(cell record.Cell, t record.Trace) Verdict {
-	v := r.Expect.Score(t.Scored(), cell)
+//
+// State holds the run's probe results; it is judged when cell has
+// probes (see StaleState for results that must not be).
+func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) Verdict {
+	tr := t.Scored()
+	if len(r.Expect.Probes(cell)) > 0 {
+		tr.State = state.Scored()
+		if tr.State == nil {
+			tr.State = []matchers.ProbeResult{}
+		}
+	}
+	v := r.Expect.Score(tr, cell)
 	out := Verdict{Outcome: record.Pass, TextCalls: v.TextCalls}
 	if v.Pass && !t.OutOfTurns {
 		return out
@@ -101,7 +167,7 @@ func (r *Rules) Score(rec *record.Record) {
 	if rec.Outcome == record.Error {
 		return
 	}
-	v := r.Judge(rec.Cell, rec.Trace)
+	v := r.Judge(rec.Cell, rec.Trace, rec.State)
 	rec.Outcome, rec.Reasons, rec.Trace.TextCalls = v.Outcome, v.Reasons, v.TextCalls
 	rec.Rules = r.Digest
 }

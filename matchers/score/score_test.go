@@ -49,7 +49,7 @@ func TestJudge(t *testing.T) {
 		{"out of turns, no answer", outOf(looped), record.Fail, []string{matchers.ReasonMaxIterations, matchers.ReasonAnswerMismatch}},
 		{"no answer", looped, record.Fail, []string{matchers.ReasonAnswerMismatch}},
 	} {
-		v := r.Judge(record.Cell{}, tc.trace)
+		v := r.Judge(record.Cell{}, tc.trace, nil)
 		if v.Outcome != tc.outcome || !slices.Equal(codes(v.Reasons), tc.codes) {
 			t.Errorf("%s: outcome %s, reasons %v; want %s, %v", tc.name, v.Outcome, v.Reasons, tc.outcome, tc.codes)
 		}

@@ -10,8 +10,8 @@ import (
 // answer, a turn's content (scanned for calls written as text), a call's
 // tool or arguments, the turn and call lists when they were dropped
 // whole, and "truncated", the note that stands for more than a hundred
-// notes.
-var scoredPath = regexp.MustCompile(`^(trace\.answer|trace\.turns|trace\.turns\[\d+\]\.content|trace\.calls|trace\.calls\[\d+\]\.(tool|args.*)|truncated)$`)
+// notes, and the state probes' results.
+var scoredPath = regexp.MustCompile(`^(trace\.answer|trace\.turns|trace\.turns\[\d+\]\.content|trace\.calls|trace\.calls\[\d+\]\.(tool|args.*)|state.*|truncated)$`)
 
 // Rescorable reports whether rec holds whole every value scoring reads,
 // so that judging it again gives what judging the run's full trace

@@ -145,6 +145,15 @@ func (c *clipper) wholeArgs(args map[string]any, path ...any) map[string]any {
 	return out
 }
 
+// probeValue clips a probe's result like a tool's structured content.
+func (c *clipper) probeValue(v any, path ...any) any {
+	c.path = path
+	v, _ = c.value(v)
+	v, _ = c.whole(v, path...)
+	c.path = nil
+	return v
+}
+
 func (c *clipper) str(s string, at ...any) string {
 	if len(s) <= c.limit {
 		return s
@@ -256,6 +265,20 @@ func clip(rec *Record, limit, budget int) *Record {
 			k.Args = c.wholeArgs(a.(map[string]any), "trace", "text_calls", i, "args")
 		}
 		c.path = nil
+	}
+	if rec.State != nil {
+		st := *rec.State
+		st.Probes = slices.Clone(rec.State.Probes)
+		for i := range st.Probes {
+			pr := &st.Probes[i]
+			pr.Got.Value = c.probeValue(pr.Got.Value, "state", "probes", i, "got", "value")
+			if pr.Want != nil {
+				w := *pr.Want
+				w.Value = c.probeValue(w.Value, "state", "probes", i, "want", "value")
+				pr.Want = &w
+			}
+		}
+		out.State = &st
 	}
 	if rec.Error != nil {
 		e := *rec.Error

@@ -97,6 +97,11 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 		counted[f] = true
 	}
 	for _, cfg := range cfgs {
+		if mine, ok := configCases(cfg, cases, cerrs); ok {
+			if e := StateIsolation(cfg, mine, 0); e != nil {
+				v.errs = append(v.errs, e)
+			}
+		}
 		if cfg.Backend.Ollama != nil {
 			if mine, ok := configCases(cfg, cases, cerrs); ok {
 				v.errs = append(v.errs, ollamaGoldens(cfg, mine)...)

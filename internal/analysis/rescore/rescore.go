@@ -49,6 +49,10 @@ type DirResult struct {
 	// to the number of its records kept out: they were run with what the
 	// case no longer says.
 	Changed map[string]int
+	// Reprobe maps a case to its records kept out because their state
+	// probe results were measured by other probe calls than the case's
+	// now (Rules.StaleState): judging them would use stale results.
+	Reprobe map[string]int
 	// Partial maps a case to its records kept out because they were
 	// judged by other rules and hold only in part a value scoring reads
 	// (record size limits), so judging them again is not possible.
@@ -65,7 +69,7 @@ type DirResult struct {
 
 // KeptOut is the number of records of runs that must run again to be
 // judged under the cases as they are now (Changed and Partial).
-func (r *DirResult) KeptOut() int { return total(r.Changed) + total(r.Partial) }
+func (r *DirResult) KeptOut() int { return total(r.Changed) + total(r.Partial) + total(r.Reprobe) }
 
 // CaseResult counts one case's re-scored runs and changed verdicts.
 type CaseResult struct {
@@ -111,7 +115,7 @@ func Dir(dir string, opts DirOptions) (*DirResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &DirResult{Out: out, Changed: map[string]int{}, Partial: map[string]int{}, Gone: map[string]int{}}
+	res := &DirResult{Out: out, Changed: map[string]int{}, Partial: map[string]int{}, Reprobe: map[string]int{}, Gone: map[string]int{}}
 	if err := j.write(dir, out, res); err != nil {
 		os.RemoveAll(out)
 		return nil, err
@@ -287,6 +291,10 @@ func (j *rejudge) judge(rec *record.Record, res *DirResult) (bool, error) {
 	r, err := j.caseRules(rec.Case)
 	if err != nil {
 		return false, err
+	}
+	if r.StaleState(rec) {
+		res.Reprobe[rec.Case]++
+		return false, nil
 	}
 	if ok, _ := score.Rescorable(rec); !ok {
 		if rec.Rules != r.Digest {

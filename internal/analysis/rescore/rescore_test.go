@@ -146,7 +146,7 @@ func TestDir(t *testing.T) {
 	}
 	want := &DirResult{Out: res.Out, Rescored: 1, Errors: 1,
 		Cases:   []CaseResult{{Case: "a", Runs: 1, PassToFail: 1}},
-		Changed: map[string]int{"b": 2}, Partial: map[string]int{}, Gone: map[string]int{"gone": 2}}
+		Changed: map[string]int{"b": 2}, Partial: map[string]int{}, Reprobe: map[string]int{}, Gone: map[string]int{"gone": 2}}
 	if !reflect.DeepEqual(res, want) {
 		t.Errorf("result\n%+v\nwant\n%+v", res, want)
 	}
