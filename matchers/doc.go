@@ -33,6 +33,8 @@
 //     an element matching X (X may itself be a matcher);
 //   - {$one_of: [A, B, …]}: any alternative matches; alternatives may be
 //     matchers;
+//   - {$all: [A, B, …]}: every one matches (e.g. {$all: [{$contains: a},
+//     {$contains: b}]}); a mismatch explains the first that fails;
 //   - {$absent_or: M}: the key is absent, or present and matching M;
 //   - {$regex: "…"}: a string with a match of the RE2 expression anywhere
 //     (anchor with ^…$ for a whole-string match);

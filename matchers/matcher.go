@@ -18,7 +18,7 @@ import (
 // Matcher is a compiled expectation for one JSON value.
 //
 // Operators lists the matcher operators, in the order documented.
-var Operators = []string{"$any", "$contains", "$one_of", "$absent_or", "$regex", "$not", "$approx", "$norm", "$int"}
+var Operators = []string{"$any", "$all", "$contains", "$one_of", "$absent_or", "$regex", "$not", "$approx", "$norm", "$int"}
 
 // CompileError is a matcher or expectation that cannot be compiled.
 type CompileError struct {
@@ -240,6 +240,16 @@ func compileObject(p path, s map[string]any) (node, error) {
 			return nil, err
 		}
 		return oneOfM{ns}, nil
+	case "$all":
+		ms, ok := arg.([]any)
+		if !ok || len(ms) == 0 {
+			return nil, compileErr(p, ap, "$all takes a non-empty list of matchers, every one of which must match, got %s", show(arg))
+		}
+		ns, err := compileList(ap, ms)
+		if err != nil {
+			return nil, err
+		}
+		return allM{ns}, nil
 	case "$absent_or":
 		n, err := compile(ap, arg)
 		if err != nil {
@@ -746,6 +756,27 @@ func (o oneOfM) match(cx *mctx, v any, present bool) *mismatch {
 		return o.alts[0].match(cx, v, present)
 	}
 	return miss(o.describe(), v, present)
+}
+
+// allM matches when every one of its matchers does; a mismatch is the
+// first one's that fails.
+type allM struct{ all []node }
+
+func (a allM) describe() string {
+	parts := make([]string, len(a.all))
+	for i, m := range a.all {
+		parts[i] = m.describe()
+	}
+	return "all of " + strings.Join(parts, " & ")
+}
+
+func (a allM) match(cx *mctx, v any, present bool) *mismatch {
+	for _, m := range a.all {
+		if mm := m.match(cx, v, present); mm != nil {
+			return mm
+		}
+	}
+	return nil
 }
 
 type absentOrM struct{ m node }

@@ -43,6 +43,11 @@ func TestMatch(t *testing.T) {
 		ok    bool
 		why   string // expected explanation when !ok ("" = don't check)
 	}{
+		// $all: every one matches; the first that fails explains
+		{`{$all: [{$contains: a}, {$contains: b}]}`, `"ab"`, true, ""},
+		{`{$all: [{$contains: a}, {$contains: b}]}`, `"ax"`, false, `want string containing "b", got "ax"`},
+		{`{$all: [{$regex: "^S"}, {$not: {$contains: DROP}}]}`, `"SELECT DROP"`, false, `want not string containing "DROP", got "SELECT DROP"`},
+		{`{$all: [{$any: true}]}`, absent, false, `want any value, got absent`},
 		// literal scalars
 		{`5`, `5`, true, ""},
 		{`5`, `5.0`, true, ""},
@@ -217,8 +222,10 @@ func TestCompileErrors(t *testing.T) {
 	}{
 		{`{lang: {$contians: py}}`, `lang`, []any{"lang", "$contians"}, `unknown matcher "$contians" (did you mean "$contains"?)`},
 		{`{$oneof: [1]}`, ``, []any{"$oneof"}, `unknown matcher "$oneof" (did you mean "$one_of"?)`},
-		{`{$zzzzzzzz: 1}`, ``, []any{"$zzzzzzzz"}, `unknown matcher "$zzzzzzzz" (known: $any, $contains, $one_of, $absent_or, $regex, $not, $approx, $norm, $int)`},
+		{`{$zzzzzzzz: 1}`, ``, []any{"$zzzzzzzz"}, `unknown matcher "$zzzzzzzz" (known: $any, $all, $contains, $one_of, $absent_or, $regex, $not, $approx, $norm, $int)`},
 		{`{$any: false}`, ``, []any{"$any"}, `$any takes true, got false`},
+		{`{$all: []}`, ``, []any{"$all"}, `$all takes a non-empty list of matchers, every one of which must match, got []`},
+		{`{$all: [{$contians: a}]}`, `$all[0]`, []any{"$all", 0, "$contians"}, `unknown matcher "$contians" (did you mean "$contains"?)`},
 		{`{$one_of: []}`, ``, []any{"$one_of"}, `$one_of takes a non-empty list of alternatives, got []`},
 		{`{$one_of: x}`, ``, []any{"$one_of"}, `$one_of takes a non-empty list of alternatives, got "x"`},
 		{`{$regex: "(a"}`, ``, []any{"$regex"}, "$regex: error parsing regexp: missing closing ): `(a`"},

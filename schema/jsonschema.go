@@ -136,6 +136,7 @@ func CaseJSONSchema() []byte {
 				obj{"type": "array", "items": ref("matcher")},
 				ref("object"),
 				operator("$any", obj{"const": true}, "The key is present, with any value."),
+				operator("$all", obj{"type": "array", "minItems": 1, "items": ref("matcher")}, "Every one of these matchers matches."),
 				operator("$contains", ref("matcher"), "A string containing this substring, or a list with an element matching it."),
 				operator("$one_of", obj{"type": "array", "minItems": 1, "items": ref("matcher")}, "Any alternative matches."),
 				operator("$absent_or", ref("matcher"), "The key is absent, or present and matching."),
