@@ -375,8 +375,9 @@ func TestOpenAIPreflightStops(t *testing.T) {
 }
 
 // TestOpenAIRetryAfterAndOverflow: a 429's Retry-After is waited out
-// before the retry (a lower bound, which a timer guarantees); a context
-// overflow is its own error kind and is not retried.
+// (a lower bound, which a timer guarantees) and the same request sent
+// again, costing no attempt; a context overflow is its own error kind and
+// is not retried.
 func TestOpenAIRetryAfterAndOverflow(t *testing.T) {
 	fake := fakeopenai.Start(t, fakeopenai.Options{Script: openaiScript(false), FailFirst: 1, FailStatus: 429, FailRetryAfter: "1"})
 	writeSuite(t, fmt.Sprintf("backend: openai: base_url: %q", fake.BaseURL))
@@ -385,7 +386,8 @@ func TestOpenAIRetryAfterAndOverflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := readRuns(t, res.Dir)
-	if len(recs) != 1 || recs[0].Outcome != "pass" || recs[0].Attempts != 2 || recs[0].Duration.Duration() < time.Second {
+	if len(recs) != 1 || recs[0].Outcome != "pass" || recs[0].Attempts != 1 || recs[0].Duration.Duration() < time.Second ||
+		len(recs[0].Throttled) != 1 || recs[0].Throttled[0].Requests != 1 || recs[0].Throttled[0].Wait.Duration() != time.Second {
 		t.Fatalf("records %+v", recs)
 	}
 

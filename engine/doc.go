@@ -45,7 +45,11 @@
 //     by package score from its trace alone. Infrastructure errors are
 //     retried with exponential backoff and jitter up to limits.retries
 //     times (unless not retryable, such as a missing model), then recorded
-//     with outcome error; they never count as model failures.
+//     with outcome error; they never count as model failures. Rate limits
+//     are not errors: the backend is wrapped in backend.Throttle, which
+//     waits them out and sends the same request again, within the run's
+//     limits.throttle_wait (a backend.ThrottleLog in the run's context,
+//     which also feeds the record's throttled list and the progress line).
 //  7. Closing Options.Stop stops feeding runs: runs in flight finish and
 //     are recorded, and Run returns with Interrupted set. Cancelling the
 //     context aborts runs in flight; they are not recorded.

@@ -65,6 +65,11 @@ type Options struct {
 	// as context_truncated errors.
 	SkipContextCheck bool
 
+	// ThrottleSleep waits out one rate limit (d, or until ctx ends); nil
+	// means a timer. Tests make it return at once: the wait still counts
+	// against limits.throttle_wait.
+	ThrottleSleep func(ctx context.Context, d time.Duration) error
+
 	// Backend replaces the config's backend (tests, benchmarks).
 	Backend backend.Backend
 	// Builtin builds the MCP server for a config's server: builtin; one

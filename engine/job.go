@@ -145,6 +145,12 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		rctx, cancel = context.WithTimeoutCause(ctx, d, errRunTimeout)
 		defer cancel()
 	}
+	// One throttle budget for the whole run, whatever its attempts.
+	tlog := &backend.ThrottleLog{Budget: cfg.Limits.ThrottleWait.Duration}
+	if j.meter != nil {
+		tlog.Note = j.meter.Throttled
+	}
+	rctx = backend.WithThrottleLog(rctx, tlog)
 	for attempt := 1; ; attempt++ {
 		rec.Attempts = attempt
 		out, st, err := j.attempt(rctx, in)
@@ -190,6 +196,9 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		if rec.Error != nil {
 			break
 		}
+	}
+	for _, h := range tlog.Hosts() {
+		rec.Throttled = append(rec.Throttled, record.Throttle{Host: h.Host, Requests: h.Requests, Wait: record.FromDuration(h.Wait)})
 	}
 	j.finish(rec, started)
 }

@@ -134,6 +134,9 @@ func (s *starting) openBackend() error {
 		}
 		s.be = be
 	}
+	// Rate limits are waited out here, above any pool (which routes
+	// around a throttled host first).
+	s.be = &backend.Throttle{Backend: s.be, Sleep: s.opts.ThrottleSleep}
 	if s.opts.RecordDir != "" {
 		s.rec = replay.NewRecorder(s.be, s.opts.RecordDir)
 		s.be = s.rec

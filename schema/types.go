@@ -299,6 +299,9 @@ type Limits struct {
 	CallTimeout   Duration `json:"call_timeout"`   // per tool call; default 30s
 	Concurrency   int      `json:"concurrency"`    // workers; default 2
 	Retries       int      `json:"retries"`        // infrastructure-error retries; default 2
+	// ThrottleWait bounds one run's total wait for rate limits; default
+	// 10m, 0 means none but the run's timeout.
+	ThrottleWait Duration `json:"throttle_wait"`
 }
 
 // Duration is a time.Duration written in configs as a Go duration string.

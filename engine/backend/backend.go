@@ -215,7 +215,10 @@ type Error struct {
 	// RetryAfter is how long the server asked the client to wait before
 	// retrying (429 Retry-After); 0 means it did not say.
 	RetryAfter time.Duration
-	Err        error
+	// Host is the base URL of the host that answered, when the backend
+	// has several (set by pool); "" otherwise.
+	Host string
+	Err  error
 }
 
 func (e *Error) Error() string {

@@ -16,5 +16,9 @@
 //
 // Backends return a *Error for infrastructure failures; its Kind says what
 // failed, Retryable whether a retry may help and RetryAfter how long the
-// server asked to wait first.
+// server asked to wait first. A rate limit is KindThrottled: Throttle
+// (throttle.go) waits it out and sends the same request again, within the
+// budget of the run's ThrottleLog; a pool routes around a throttled host
+// first. PromptMeasurer and PromptFit tell whether a prompt fits the
+// context the server gives it (KindContextTruncated when it did not).
 package backend

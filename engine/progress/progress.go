@@ -27,6 +27,14 @@ type Meter struct {
 	lastTenth          int64
 	drawnDone          int64 // done at the last draw
 	width              int
+	throttled          []hostThrottle // per host, in order of first throttle
+}
+
+// hostThrottle is one host's rate limiting so far.
+type hostThrottle struct {
+	host     string
+	requests int
+	wait     time.Duration
 }
 
 // Options configure a Meter.
@@ -85,6 +93,23 @@ func (m *Meter) Done(outcome string) {
 	}
 }
 
+// Throttled counts requests throttled answers of host and wait spent
+// waiting them out; the progress line shows them per host. Its signature
+// is backend.ThrottleLog's Note.
+func (m *Meter) Throttled(host string, requests int, wait time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := 0
+	for i < len(m.throttled) && m.throttled[i].host != host {
+		i++
+	}
+	if i == len(m.throttled) {
+		m.throttled = append(m.throttled, hostThrottle{host: host})
+	}
+	m.throttled[i].requests += requests
+	m.throttled[i].wait += wait
+}
+
 // Finish prints the final state (and ends the redrawn line on a terminal).
 func (m *Meter) Finish() {
 	m.mu.Lock()
@@ -128,6 +153,13 @@ func (m *Meter) line(now time.Time) string {
 		fmt.Fprintf(&b, ", pass %.1f%%", 100*float64(m.pass)/float64(m.scored))
 	}
 	fmt.Fprintf(&b, ", %d errors", m.errs)
+	for _, t := range m.throttled {
+		host := t.host
+		if host == "" {
+			host = "the server"
+		}
+		fmt.Fprintf(&b, ", %s throttled %d (waited %s)", host, t.requests, t.wait.Round(time.Second))
+	}
 	el := now.Sub(m.start)
 	if m.done > 0 && el > 0 {
 		rate := float64(m.done) / el.Seconds()

@@ -76,3 +76,20 @@ func TestHugePlanETA(t *testing.T) {
 		t.Fatalf("output %q", got)
 	}
 }
+
+// TestThrottledPerHost: the line names each throttled host with its
+// throttled requests and the time waited.
+func TestThrottledPerHost(t *testing.T) {
+	var b strings.Builder
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	m := New(&b, 2, Options{Interval: time.Hour, Now: clk.now})
+	m.Throttled("http://a:1/v1", 1, time.Second)
+	m.Throttled("http://b:1/v1", 1, 0)
+	m.Throttled("http://a:1/v1", 1, 2*time.Second)
+	m.Done("pass")
+	m.Done("pass")
+	m.Finish()
+	if want := "errors, http://a:1/v1 throttled 2 (waited 3s), http://b:1/v1 throttled 1 (waited 0s)"; !strings.Contains(b.String(), want) {
+		t.Errorf("progress %q lacks %q", b.String(), want)
+	}
+}

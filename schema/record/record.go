@@ -61,6 +61,11 @@ type Record struct {
 
 	Trace  Trace  `json:"trace"`
 	Tokens Tokens `json:"tokens"`
+	// Throttled is what rate limits cost the run, per model host: the
+	// throttled answers (429, or 503 with Retry-After) and the time spent
+	// waiting them out. Each was followed by the same request again, so
+	// it cost no attempt; empty when the run was never throttled.
+	Throttled []Throttle `json:"throttled,omitempty"`
 	// State is what the case's state probes (expect.state) saw after the
 	// conversation; nil when the run's cell has none.
 	State *State `json:"state,omitempty"`
@@ -83,6 +88,13 @@ type Cell = cell.Cell
 type InfraError struct {
 	Kind    string `json:"kind"`    // backend | model_missing | mcp | timeout | cassette_miss | internal
 	Message string `json:"message"` // what happened, for a person
+}
+
+// Throttle is one host's rate limiting of one run.
+type Throttle struct {
+	Host     string `json:"host,omitempty"` // the host's base URL; "" for a backend without hosts
+	Requests int    `json:"requests"`       // throttled answers
+	Wait     Millis `json:"wait_ms"`        // time spent waiting
 }
 
 // Trace is everything the run did, in order.

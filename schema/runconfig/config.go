@@ -597,7 +597,7 @@ func checkLimitsAndBackends(c *schema.Config, pos positions, add addFunc) {
 	for _, d := range []struct {
 		name string
 		v    schema.Duration
-	}{{"run_timeout", c.Limits.RunTimeout}, {"call_timeout", c.Limits.CallTimeout}} {
+	}{{"run_timeout", c.Limits.RunTimeout}, {"call_timeout", c.Limits.CallTimeout}, {"throttle_wait", c.Limits.ThrottleWait}} {
 		if d.v.Duration < 0 {
 			add([]any{"limits", d.name}, "want a duration >= 0")
 		}

@@ -90,7 +90,7 @@ matrix: models: ["qwen3:0.6b"]
 		Matrix: schema.Matrix{Models: []string{"qwen3:0.6b"}, Seeds: []int{1}, Temperatures: []float64{0},
 			Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []string{"auto"}, Descriptions: []string{"default"}},
 		Limits: schema.Limits{MaxIterations: 8, RunTimeout: schema.Duration{Duration: 120 * time.Second}, CallTimeout: schema.Duration{Duration: 30 * time.Second},
-			Concurrency: 2, Retries: 2},
+			Concurrency: 2, Retries: 2, ThrottleWait: schema.Duration{Duration: 10 * time.Minute}},
 		Output: "results",
 		File:   "configs/min.cue",
 	}
@@ -142,7 +142,7 @@ output: "out"
 	if !reflect.DeepEqual(cfg.Matrix.Temperatures, []float64{0, 0.7}) || !reflect.DeepEqual(cfg.Matrix.Seeds, []int{1, 2, 3}) {
 		t.Errorf("matrix %+v", cfg.Matrix)
 	}
-	if cfg.Limits != (schema.Limits{MaxIterations: 4, RunTimeout: schema.Duration{Duration: 2 * time.Minute}, CallTimeout: schema.Duration{Duration: 0}, Concurrency: 8, Retries: 0}) {
+	if cfg.Limits != (schema.Limits{MaxIterations: 4, RunTimeout: schema.Duration{Duration: 2 * time.Minute}, CallTimeout: schema.Duration{Duration: 0}, Concurrency: 8, Retries: 0, ThrottleWait: schema.Duration{Duration: 10 * time.Minute}}) {
 		t.Errorf("limits %+v", cfg.Limits)
 	}
 	if !reflect.DeepEqual(cfg.Filter, []string{"case=a*", "tag=demo"}) {

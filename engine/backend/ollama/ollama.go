@@ -400,7 +400,9 @@ func (b *Backend) mapError(ctx context.Context, err error, doing, model string) 
 			return &backend.Error{Kind: backend.KindModelMissing, Msg: fmt.Sprintf("%s: model %s not found; pull it with `ollama pull %s`", where, model, model), Err: err}
 		case se.StatusCode == http.StatusBadRequest && strings.Contains(msg, "does not support tools"):
 			return &backend.Error{Kind: backend.KindNoTools, Msg: where + ": the model cannot call tools", Err: err}
-		case se.StatusCode >= 500 || se.StatusCode == http.StatusTooManyRequests || se.StatusCode == 499:
+		case se.StatusCode == http.StatusTooManyRequests:
+			return &backend.Error{Kind: backend.KindThrottled, Retryable: true, Msg: where + ": rate limited", Err: err}
+		case se.StatusCode >= 500 || se.StatusCode == 499:
 			return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: where, Err: err}
 		default:
 			return &backend.Error{Kind: backend.KindBadRequest, Msg: where, Err: err}

@@ -149,7 +149,7 @@ func TestChatErrorReplies(t *testing.T) {
 		{name: "empty 503", status: 503, kind: backend.KindUnavailable, retryable: true, msg: "503 Service Unavailable"},
 		{name: "empty 400", status: 400, kind: backend.KindBadRequest, msg: "400 Bad Request"},
 		{name: "401", status: 401, contentType: "application/json", body: `{"error":"unauthorized","signin_url":"https://ollama.com/connect"}`, kind: backend.KindBadRequest, msg: "not authorized"},
-		{name: "429", status: 429, contentType: "application/json", body: `{"error":"too many requests"}`, kind: backend.KindUnavailable, retryable: true, msg: "too many requests"},
+		{name: "429", status: 429, contentType: "application/json", body: `{"error":"too many requests"}`, kind: backend.KindThrottled, retryable: true, msg: "too many requests"},
 		{name: "garbled line", status: 200, contentType: "application/x-ndjson", body: "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"done\":false}\nnot json at all\n", kind: backend.KindUnavailable, retryable: true, msg: "garbled reply: garbled line not json at all"},
 		{name: "no final chunk", status: 200, contentType: "application/x-ndjson", body: "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"done\":false}\n", kind: backend.KindUnavailable, retryable: true, msg: "stream ended before the final chunk"},
 	}

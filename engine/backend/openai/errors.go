@@ -54,11 +54,16 @@ func (b *Backend) statusError(resp *http.Response, doing, model string) *backend
 	case code == http.StatusRequestTimeout || code == http.StatusGatewayTimeout:
 		e.Kind, e.Retryable = backend.KindTimeout, true
 	case code == http.StatusTooManyRequests:
-		e.Kind, e.Retryable = backend.KindUnavailable, true
+		e.Kind, e.Retryable = backend.KindThrottled, true
 		e.RetryAfter = retryAfter(resp.Header, time.Now())
 		if e.RetryAfter > 0 {
 			e.Msg += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
 		}
+	case code == http.StatusServiceUnavailable && retryAfter(resp.Header, time.Now()) > 0:
+		// Overloaded, and saying when to come back: a rate limit.
+		e.Kind, e.Retryable = backend.KindThrottled, true
+		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		e.Msg += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
 	case code >= 500:
 		e.Kind, e.Retryable = backend.KindUnavailable, true
 		e.RetryAfter = retryAfter(resp.Header, time.Now())

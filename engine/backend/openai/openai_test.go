@@ -204,7 +204,8 @@ func TestChatErrors(t *testing.T) {
 		says      string
 	}{
 		{name: "5xx", reply: fakeopenai.Reply{Status: 503, Error: "loading model"}, kind: backend.KindUnavailable, retryable: true, says: "loading model"},
-		{name: "429", reply: fakeopenai.Reply{Status: 429, Error: "Rate limit reached", RetryAfter: "7"}, kind: backend.KindUnavailable, retryable: true, after: 7 * time.Second, says: "retry after 7s"},
+		{name: "429", reply: fakeopenai.Reply{Status: 429, Error: "Rate limit reached", RetryAfter: "7"}, kind: backend.KindThrottled, retryable: true, after: 7 * time.Second, says: "retry after 7s"},
+		{name: "503 with Retry-After", reply: fakeopenai.Reply{Status: 503, Error: "overloaded", RetryAfter: "2"}, kind: backend.KindThrottled, retryable: true, after: 2 * time.Second, says: "retry after 2s"},
 		{name: "401", opts: fakeopenai.Options{APIKey: "right"}, kind: backend.KindBadRequest, says: "api_key_env"},
 		{name: "404 model", reply: fakeopenai.Reply{Status: 404, Error: "The model `demo-model` does not exist."}, kind: backend.KindModelMissing, says: "matrix.models"},
 		{name: "overflow", opts: fakeopenai.Options{ContextTokens: 3}, kind: backend.KindContextOverflow, says: "context window"},

@@ -113,6 +113,7 @@ func (p *Pool) Chat(ctx context.Context, req *backend.Request) (*backend.Respons
 	run := runHash(req.Key)
 	var last error
 	attempts := 0
+	throttled := "" // the host whose throttled answer the pool is routing around
 	for {
 		i, err := p.acquire(ctx, req.Model, run, tried)
 		if err != nil {
@@ -124,12 +125,20 @@ func (p *Pool) Chat(ctx context.Context, req *backend.Request) (*backend.Respons
 			}
 			return nil, p.exhausted(req.Model, attempts, last)
 		}
+		if throttled != "" {
+			// Routed around: the caller never sees this answer.
+			backend.NoteThrottled(ctx, throttled, 1, 0)
+			throttled = ""
+		}
 		m := p.hosts[i]
 		resp, err := m.Backend.Chat(ctx, req)
 		failover := p.release(ctx, m, req.Model, err)
 		if err == nil {
 			resp.Host = m.Name
 			return resp, nil
+		}
+		if _, ok := backend.Throttled(err); ok {
+			err, throttled = withHost(err, m.Name), m.Name
 		}
 		if !failover {
 			return nil, err
@@ -138,6 +147,17 @@ func (p *Pool) Chat(ctx context.Context, req *backend.Request) (*backend.Respons
 		last = err
 		attempts++
 	}
+}
+
+// withHost returns err naming host when it is a *backend.Error.
+func withHost(err error, host string) error {
+	var be *backend.Error
+	if !errors.As(err, &be) {
+		return err
+	}
+	c := *be
+	c.Host = host
+	return &c
 }
 
 // MeasurePrompt measures req's prompt on one host that serves its model
@@ -266,6 +286,14 @@ func (p *Pool) release(ctx context.Context, m *member, model string, err error) 
 	case be.Kind == backend.KindModelMissing:
 		m.lacks[model] = true
 		return true
+	case be.Kind == backend.KindThrottled && be.Retryable:
+		// Not a failure: out until it said to come back, not longer.
+		wait := be.RetryAfter
+		if wait <= 0 {
+			wait = backend.DefaultThrottleWait
+		}
+		m.until = p.now().Add(wait)
+		return true
 	case be.Retryable:
 		m.failures++
 		m.until = p.now().Add(max(p.down(m.failures), be.RetryAfter))
@@ -285,7 +313,7 @@ func (p *Pool) exhausted(model string, attempts int, last error) error {
 		return last
 	}
 	return &backend.Error{
-		Kind: be.Kind, Retryable: be.Retryable, RetryAfter: be.RetryAfter, Err: last,
+		Kind: be.Kind, Retryable: be.Retryable, RetryAfter: be.RetryAfter, Host: be.Host, Err: last,
 		Msg: fmt.Sprintf("all %d hosts that serve %s failed; the last said", attempts, model),
 	}
 }

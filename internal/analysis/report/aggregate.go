@@ -75,6 +75,7 @@ type aggregator struct {
 	// textCalls counts tool calls written as text (unparsed.go).
 	textCalls textCallAgg
 	hosts     hostAgg // turn latency by model host (hosts.go)
+	throttle  throttleAgg
 	// rules notes the scoring rules that judged each case's runs (rules.go).
 	rules rulesAgg
 }
@@ -143,6 +144,7 @@ func (a *aggregator) add(rec *record.Record) {
 	a.addConfirm(rec.Cell, &rec.Trace)
 	a.textCalls.add(rec)
 	a.hosts.add(rec)
+	a.throttle.add(rec)
 	a.rules.add(rec)
 	codes := a.addReasons(rec, outcome)
 	a.addCase(rec, outcome, codes)
@@ -388,6 +390,7 @@ func (a *aggregator) summary() *Summary {
 	s.Confirm = a.confirmRows()
 	s.TextCalls = a.textCalls.rows()
 	s.Hosts = a.hosts.rows()
+	s.Throttled = a.throttle.rows()
 	s.Reasons = a.reasonRows()
 	s.ErrorKinds = a.errorKinds()
 	s.Cases, s.Flaky = a.caseSummaries()

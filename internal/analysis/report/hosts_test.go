@@ -82,3 +82,38 @@ func summarize(t *testing.T, recs []record.Record) *Summary {
 	}
 	return s
 }
+
+// TestRateLimitsByHost: throttled runs give one row per host in
+// summary.json and a "Rate limits" section in report.md and report.html;
+// a job never throttled has none.
+func TestRateLimitsByHost(t *testing.T) {
+	recs := []record.Record{
+		{ID: "1", Case: "c", Outcome: record.Pass, Cell: record.Cell{Model: "m"}, Throttled: []record.Throttle{{Host: "http://a:1", Requests: 2, Wait: 2000}, {Host: "http://b:1", Requests: 1}}},
+		{ID: "2", Case: "c", Outcome: record.Pass, Cell: record.Cell{Model: "m", Seed: 2}, Throttled: []record.Throttle{{Host: "http://a:1", Requests: 3, Wait: 3000}}},
+		{ID: "3", Case: "c", Outcome: record.Pass, Cell: record.Cell{Model: "m", Seed: 3}},
+	}
+	s := summarize(t, recs)
+	want := []ThrottleRow{{Host: "http://a:1", Runs: 2, Requests: 5, WaitMs: 5000}, {Host: "http://b:1", Runs: 1, Requests: 1}}
+	if len(s.Throttled) != 2 || s.Throttled[0] != want[0] || s.Throttled[1] != want[1] {
+		t.Fatalf("throttled %+v, want %+v", s.Throttled, want)
+	}
+	var md strings.Builder
+	if err := s.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Rate limits") || !strings.Contains(md.String(), "| `http://a:1` | 2 | 5 | 5s |") {
+		t.Errorf("report.md lacks the rate-limit section:\n%s", md.String())
+	}
+	var html strings.Builder
+	if err := s.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<section id="throttled">`, `href="#throttled"`, `id="throttled-table"`, "http://b:1"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if s := summarize(t, recs[2:]); s.Throttled != nil {
+		t.Errorf("unthrottled job: %+v", s.Throttled)
+	}
+}

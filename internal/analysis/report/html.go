@@ -39,6 +39,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"clusterExplainer":     func() string { return clusterExplainer },
 	"comparisonsExplainer": func() string { return comparisonsExplainer },
 	"hostsNote":            func() string { return hostsExplainer },
+	"throttleNote":         func() string { return throttleExplainer },
 	"claim":                func() string { return ClaimPattern.String() },
 	"negation":             func() string { return NegationPattern.String() },
 	"tally":                func(t *Tally) Tally { return *t },

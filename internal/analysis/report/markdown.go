@@ -41,6 +41,7 @@ func (s *Summary) writeMarkdown(w io.Writer) error {
 	md.section(md.t.Reasons, "## Failure reasons\n\nFailing runs per reason code (a run may have several).\n\n")
 	s.writeTextCallsMarkdown(md.w)
 	md.section(md.t.Hosts, "## Latency by host\n\n%s\n\n", hostsExplainer)
+	md.section(md.t.Throttled, "## Rate limits\n\n%s\n\n", throttleExplainer)
 	md.section(md.t.ErrorKinds, "## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 	md.section(md.t.Flaky, "## Flaky cases\n\nPassed on some seeds and failed on others in the same cell.\n\n")
 	md.failing()

@@ -114,6 +114,7 @@ type Tables struct {
 	Reasons     *Table
 	ErrorKinds  *Table
 	Hosts       *Table // turn latency by model host, with two or more
+	Throttled   *Table // rate limiting by model host
 	Flaky       *Table
 	Failing     *Table // the failing cases, worst first, at most maxMarkdownCases rows
 	// FailingMore counts the failing cases Failing leaves out.
@@ -126,7 +127,7 @@ func (s *Summary) Tables() *Tables {
 	t := &Tables{
 		Models: s.modelsTable(), Comparisons: s.comparisonsTable(), ToolCurve: s.toolCurveTable(),
 		SeedSpread: s.seedSpreadTable(), Confirm: s.confirmTable(), Reasons: s.reasonsTable(),
-		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
+		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Throttled: s.throttleTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
 	}
 	for _, b := range s.Breakdowns {
 		t.Breakdowns = append(t.Breakdowns, breakdownTable(b))
