@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
-# pinned to 0.1.13, which runs on Node 20) against `toolward serve --http`.
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
+# against toolward's MCP server and its MCP client.
 #
-# Scenarios run, and why they apply to toolward's bundled server, a
+# 1. Server scenarios (suite 0.1.13, which runs on the system's Node 20)
+#    against `toolward serve --http`.
+# 2. Client scenarios (suite 0.1.16, which needs Node 22: both are installed
+#    with npm into a local prefix, $TOOLWARD_CONFORMANCE_PREFIX or a
+#    temporary directory) against toolward's client, `toolward tools --url`
+#    (scripts/conformance-client.sh says what each scenario runs).
+#
+# Server scenarios run, and why they apply to toolward's bundled server, a
 # tools-only server:
 #   server-initialize            initialize handshake, server info, capabilities
 #   ping                         ping answered with {}
@@ -23,13 +30,31 @@
 #   logging-set-level, completion-complete, resources-*, prompts-*
 #       capabilities the server does not declare (it serves tools only).
 #
+# Client scenarios run (all that apply to a tools client):
+#   initialize                           handshake: protocol version, client info
+#   tools_call                           list the tools, call add_numbers
+#   elicitation-sep1034-client-defaults  answer an elicitation with the schema's defaults
+#   sse-retry                            resume a closed SSE stream after its retry
+#                                        time, with Last-Event-ID
+#
+# Client scenarios left out, and why:
+#   auth/* other than client credentials
+#       authorization-code flows: a user approves access in a browser, and
+#       toolward runs unattended; for a server behind such an authorization
+#       server, get a token out of band and set server.headers.
+#   auth/client-credentials-basic, auth/client-credentials-jwt
+#       toolward has no OAuth client yet (server.headers only).
+#
 # Usage: scripts/conformance.sh [ADDR]   (default 127.0.0.1:8765)
-# Needs Go and npx; npx downloads the suite from the npm registry once.
+# Needs Go, npx and npm; they download the suites and Node 22 from the npm
+# registry.
 set -euo pipefail
 
 addr=${1:-127.0.0.1:8765}
 version=0.1.13
 scenarios=(server-initialize ping tools-list server-sse-multiple-streams dns-rebinding-protection)
+client_version=0.1.16
+client_scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -52,6 +77,20 @@ for s in "${scenarios[@]}"; do
 	else
 		echo "FAIL $s"
 		sed 's/\x1b\[[0-9;]*m//g' "$work/$s.log" | grep -E 'FAILURE|Error' >&2 || true
+		failed=1
+	fi
+done
+
+prefix=${TOOLWARD_CONFORMANCE_PREFIX:-$work/npm}
+mkdir -p "$prefix"
+npm install --silent --no-audit --no-fund --prefix "$prefix" node@22 "@modelcontextprotocol/conformance@$client_version" >"$work/npm.log" 2>&1 || { cat "$work/npm.log" >&2; exit 1; }
+export TOOLWARD="$work/toolward"
+for s in "${client_scenarios[@]}"; do
+	if PATH="$prefix/node_modules/.bin:$PATH" conformance client --command "$root/scripts/conformance-client.sh" --scenario "$s" >"$work/client-$s.log" 2>&1; then
+		echo "PASS client $s"
+	else
+		echo "FAIL client $s"
+		sed 's/\x1b\[[0-9;]*m//g' "$work/client-$s.log" | grep -E 'FAILURE|WARNING|Error|Stderr' -A3 >&2 || true
 		failed=1
 	fi
 done

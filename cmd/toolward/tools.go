@@ -33,6 +33,7 @@ func init() {
 const toolsUsage = `usage: toolward tools [flags] CONFIG
        toolward tools [flags] -- COMMAND [ARG...]
        toolward tools [flags] --url URL [--header K=V]...
+       toolward tools [flags] SERVER --call NAME [--args JSON] [--confirm MODE]
 
 Connects to an MCP server (CONFIG's server, a stdio COMMAND, or a
 streamable HTTP URL) and prints its name and version, then every tool in
@@ -49,6 +50,13 @@ tools of /chat/completions; the default for an openai config), anthropic
 (the Messages API's {name, description, input_schema}; the default for an
 anthropic config) or mcp (the JSON Schema as the server lists it; the
 default for a replay config, which sends tools to no model).
+
+--call makes one call of tool NAME with the arguments --args (a JSON
+object, default {}) after the listing, as a run makes it: under
+--confirm (auto, approve or deny; default approve) a gated tool is
+approved or declined, and the server's elicitation requests are answered
+the same way. The result is printed after the tools; a failed call (the
+server broke, did not answer within --timeout) exits 1.
 
 A COMMAND server gets the same environment as under "toolward run":
 PATH, HOME and a few more of toolward's variables, plus --env; with
@@ -74,6 +82,9 @@ type toolsFlags struct {
 	backend      string
 	format       string
 	timeout      time.Duration
+	call         string
+	args         string
+	confirm      string
 }
 
 func runTools(args []string, stdout, stderr io.Writer) int {
@@ -115,7 +126,10 @@ func parseToolsFlags(args []string, stderr io.Writer) (*toolsFlags, int) {
 	fs.StringVar(&tf.descriptions, "descriptions", "default", "description set `NAME` (the config's description_sets, fixtures/descriptions/NAME.yaml, or a .yaml file)")
 	fs.StringVar(&tf.backend, "backend", "", "show tools as backend `NAME` sends them: "+strings.Join(slices.Sorted(maps.Keys(converters)), ", "))
 	fs.StringVar(&tf.format, "format", "text", "output `format`: text or json")
-	fs.DurationVar(&tf.timeout, "timeout", toolsTimeout, "give up connecting and listing after `D`")
+	fs.DurationVar(&tf.timeout, "timeout", toolsTimeout, "give up connecting and listing (and the --call) after `D`")
+	fs.StringVar(&tf.call, "call", "", "after listing, call tool `NAME` once")
+	fs.StringVar(&tf.args, "args", "{}", "the --call's arguments, a JSON `object`")
+	fs.StringVar(&tf.confirm, "confirm", session.ConfirmApprove, "the --call's confirm `mode`: auto, approve or deny")
 	var cmd []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, cmd = args[:i], args[i+1:]
@@ -167,6 +181,12 @@ func (tf *toolsFlags) check() string {
 		return fmt.Sprintf("--timeout must be positive, got %s", tf.timeout)
 	case tf.format != "text" && tf.format != "json":
 		return fmt.Sprintf("--format must be text or json, got %q", tf.format)
+	case tf.call == "" && (tf.args != "{}" || tf.confirm != session.ConfirmApprove):
+		return "--args and --confirm apply to --call only"
+	case tf.call != "" && !slices.Contains([]string{session.ConfirmAuto, session.ConfirmApprove, session.ConfirmDeny}, tf.confirm):
+		return fmt.Sprintf("--confirm must be auto, approve or deny, got %q", tf.confirm)
+	case tf.call != "" && !jsonObject(tf.args):
+		return fmt.Sprintf("--args must be a JSON object, got %q", tf.args)
 	case tf.backend != "" && converters[tf.backend] == nil:
 		return fmt.Sprintf("--backend must be one of %s, got %q", strings.Join(slices.Sorted(maps.Keys(converters)), ", "), tf.backend)
 	}
@@ -254,6 +274,7 @@ type toolsOutput struct {
 	// ProbeOnly names the tools kept from the model for state probes
 	// (server.probe_only, or marked so by the server), in listing order.
 	ProbeOnly []string `json:"probe_only,omitempty"`
+	Call      *callOut `json:"call,omitempty"`
 	warnings  []string // printed on stderr
 }
 
@@ -312,7 +333,47 @@ func listTools(tf *toolsFlags) (*toolsOutput, error) {
 		return nil, err
 	}
 	out.warnings = unknownDescribed(tg.descriptions, src.Tools(), tg.descName)
+	if tf.call != "" {
+		if out.Call, err = callTool(ctx, src, tf); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
+}
+
+// callOut is the result of --call.
+type callOut struct {
+	Name         string   `json:"name"`
+	Confirm      string   `json:"confirm"`            // the mode
+	Decision     string   `json:"decision,omitempty"` // approved, denied, "" when not gated
+	IsError      bool     `json:"is_error"`
+	Text         string   `json:"text"`
+	Structured   any      `json:"structured,omitempty"`
+	Elicitations []string `json:"elicitations,omitempty"`
+}
+
+// callTool makes the --call through a session, as a run does.
+func callTool(ctx context.Context, src *session.Source, tf *toolsFlags) (*callOut, error) {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(tf.args), &args); err != nil {
+		return nil, fmt.Errorf("--args: %w", err)
+	}
+	sess, err := src.Session(ctx, tf.confirm)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the MCP server: %w", err)
+	}
+	defer sess.Close()
+	res, err := sess.Call(ctx, tf.call, args, tf.timeout)
+	if err != nil {
+		return nil, fmt.Errorf("calling %s: %w", tf.call, err)
+	}
+	return &callOut{Name: tf.call, Confirm: tf.confirm, Decision: res.Confirm, IsError: res.IsError, Text: res.Text, Structured: res.Structured, Elicitations: res.Elicitations}, nil
+}
+
+// jsonObject reports whether s is one JSON object.
+func jsonObject(s string) bool {
+	var m map[string]any
+	return json.Unmarshal([]byte(s), &m) == nil && m != nil
 }
 
 // resolveTools works out the server, backend and description set from
@@ -501,6 +562,20 @@ func writeToolsText(w io.Writer, out *toolsOutput) error {
 			p.Write(t.Parameters)
 		}
 		fmt.Fprintf(&b, "  parameters:\n    %s\n", p.String())
+	}
+	if c := out.Call; c != nil {
+		status := "result"
+		if c.IsError {
+			status = "error result"
+		}
+		fmt.Fprintf(&b, "\ncall %s (confirm %s", textSafe(c.Name), c.Confirm)
+		if c.Decision != "" {
+			fmt.Fprintf(&b, ", %s", c.Decision)
+		}
+		if len(c.Elicitations) > 0 {
+			fmt.Fprintf(&b, "; elicitations answered: %s", strings.Join(c.Elicitations, ", "))
+		}
+		fmt.Fprintf(&b, "): %s\n  %s\n", status, indentRest(textSafe(c.Text), "  "))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
