@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -197,8 +198,30 @@ type caseIssue struct {
 	msg   string // message
 }
 
-// caseFields are the fields of #Case, in schema order.
-var caseFields = []string{"id", "description", "tags", "prompt", "messages", "system", "needs", "avoid", "expect", "golden"}
+// caseFields are the fields of #Case: the keys Case writes.
+var caseFields = yamlKeys(reflect.TypeFor[Case]())
+
+// The fields of a message, a golden and a golden call: the keys their
+// types write.
+var (
+	messageFields    = yamlKeys(reflect.TypeFor[Message]())
+	goldenFields     = yamlKeys(reflect.TypeFor[Golden]())
+	goldenCallFields = yamlKeys(reflect.TypeFor[GoldenCall]())
+)
+
+// yamlKeys returns the keys of the fields of struct type t that yaml
+// writes, in field order.
+func yamlKeys(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if f.IsExported() && name != "-" && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 var (
 	reID       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/-]*$`)
@@ -635,7 +658,7 @@ func checkCase(m map[string]any) []caseIssue {
 				continue
 			}
 			sug := map[string]bool{}
-			is = append(is, closedFields(el, mm, []string{"role", "content"}, sug)...)
+			is = append(is, closedFields(el, mm, messageFields, sug)...)
 			if r, ok := field(el, mm, "role", sug); ok {
 				if s, _ := r.(string); s != "system" && s != "user" && s != "assistant" {
 					add(append(el, "role"), "want \"system\", \"user\" or \"assistant\", got %s", showVal(r))
@@ -673,7 +696,7 @@ func checkGolden(el []any, v any, add func(elems []any, format string, args ...a
 		return
 	}
 	sug := map[string]bool{}
-	*is = append(*is, closedFields(el, g, []string{"calls", "answer", "todo"}, sug)...)
+	*is = append(*is, closedFields(el, g, goldenFields, sug)...)
 	if t, ok := g["todo"]; ok {
 		// A skeleton's golden (toolward init): never passes for one.
 		if ts, isStr := t.(string); isStr && strings.TrimSpace(ts) != "" {
@@ -706,7 +729,7 @@ func checkGolden(el []any, v any, add func(elems []any, format string, args ...a
 			continue
 		}
 		sug := map[string]bool{}
-		*is = append(*is, closedFields(cel, cm, []string{"tool", "args"}, sug)...)
+		*is = append(*is, closedFields(cel, cm, goldenCallFields, sug)...)
 		if t, ok := cm["tool"]; ok {
 			if s, isStr := t.(string); !isStr || !reName.MatchString(s) {
 				if isStr {

@@ -8,56 +8,61 @@ import (
 	"github.com/toolward/toolward/matchers"
 )
 
-// Case is one decoded case file document (cases/**/*.yaml). The loader
-// fills File/Line/Col and RunDigest; Expect is kept raw here and compiled by
-// package matchers (matchers.CompileExpect) so that every consumer scores
-// with the same compiled tree.
+// Case is one case file document (cases/**/*.yaml). ParseCases reads
+// it; its yaml tags write it (the BFCL importer and `toolward init`
+// write cases as these types). The loader fills File/Line/Col and
+// RunDigest; Expect is kept raw here and compiled by package matchers
+// (matchers.CompileExpect) so that every consumer scores with the same
+// compiled tree.
 type Case struct {
-	ID          string    `json:"id"`
-	Description string    `json:"description,omitempty"`
-	Tags        []string  `json:"tags,omitempty"`
-	Prompt      string    `json:"prompt,omitempty"`
-	System      string    `json:"system,omitempty"`
-	Messages    []Message `json:"messages,omitempty"` // instead of prompt: a scripted conversation prefix
-	Needs       []string  `json:"needs,omitempty"`
+	ID          string    `json:"id" yaml:"id"`
+	Description string    `json:"description,omitempty" yaml:"description,omitempty"`
+	Tags        []string  `json:"tags,omitempty" yaml:"tags,omitempty"`
+	Prompt      string    `json:"prompt,omitempty" yaml:"prompt,omitempty"`
+	System      string    `json:"system,omitempty" yaml:"system,omitempty"`
+	Messages    []Message `json:"messages,omitempty" yaml:"messages,omitempty"` // instead of prompt: a scripted conversation prefix
+	Needs       []string  `json:"needs,omitempty" yaml:"needs,omitempty"`
 	// Avoid lists tools never offered to this case as distractors (under
 	// count and all subsets): tools that would answer it too.
-	Avoid  []string       `json:"avoid,omitempty"`
-	Expect map[string]any `json:"expect"` // without the goldens of when entries (see WhenGoldens)
-	Golden *Golden        `json:"golden,omitempty"`
+	Avoid  []string       `json:"avoid,omitempty" yaml:"avoid,omitempty"`
+	Expect map[string]any `json:"expect" yaml:"expect"` // without the goldens of when entries (see WhenGoldens)
+	Golden *Golden        `json:"golden,omitempty" yaml:"golden,omitempty"`
 	// WhenGoldens are the golden trajectories of `when` entries
 	// (expect.when[i].golden), taken out of Expect when the case is
 	// loaded. Like Golden they judge no run, so they are not part of its
-	// RunDigest.
-	WhenGoldens []WhenGolden `json:"when_goldens,omitempty"`
+	// RunDigest. A writer puts them in Expect.
+	WhenGoldens []WhenGolden `json:"when_goldens,omitempty" yaml:"-"`
 
 	// Where the case was read from. Not part of the case's identity.
-	File string `json:"-"`
-	Line int    `json:"-"`
-	Col  int    `json:"-"`
+	File string `json:"-" yaml:"-"`
+	Line int    `json:"-" yaml:"-"`
+	Col  int    `json:"-" yaml:"-"`
 	// RunDigest is RunDigest(c), filled by the loader: it changes when
 	// what the model sees changes, so run ids follow it, and not when only
 	// how runs are judged (expect, golden) or described (description,
 	// tags) changes.
-	RunDigest string `json:"-"`
+	RunDigest string `json:"-" yaml:"-"`
 	// Expectation is Expect compiled by the loader (matchers.CompileExpect);
 	// nil for a Case built by hand.
-	Expectation *matchers.Expectation `json:"-"`
+	Expectation *matchers.Expectation `json:"-" yaml:"-"`
 
 	idLine, idCol int // position of the id field, for duplicate reports
 }
 
 // Message is one turn of a scripted conversation prefix.
 type Message struct {
-	Role    string `json:"role"` // system | user | assistant
-	Content string `json:"content"`
+	Role    string `json:"role" yaml:"role"` // system | user | assistant
+	Content string `json:"content" yaml:"content"`
 }
 
 // Golden is one known-good trajectory; validate proves the case's own
 // expectations accept it.
 type Golden struct {
-	Calls  []GoldenCall `json:"calls,omitempty"`
-	Answer string       `json:"answer"`
+	// Todo marks a golden still to be written (`toolward init`
+	// skeletons): ParseCases reports it, so such a case never loads.
+	Todo   string       `json:"todo,omitempty" yaml:"todo,omitempty"`
+	Calls  []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty"`
+	Answer string       `json:"answer" yaml:"answer"`
 }
 
 // WhenGolden is the golden trajectory of one `when` entry; validate
@@ -70,8 +75,16 @@ type WhenGolden struct {
 
 // GoldenCall is one call of a golden trajectory.
 type GoldenCall struct {
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args,omitempty"`
+	Tool string         `json:"tool" yaml:"tool"`
+	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty"`
+}
+
+// ExpectedCall is one entry of expect.calls as writers put it in
+// Case.Expect: the tool and its argument matchers (matchers.CompileExpect
+// reads them).
+type ExpectedCall struct {
+	Tool string         `json:"tool" yaml:"tool"`
+	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty"`
 }
 
 // Config is a decoded, schema-checked run config (configs/*.cue) with

@@ -5,38 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolward/toolward/schema"
 )
 
-// Case is one imported case, in the field order of a case file.
-type Case struct {
-	ID          string         `yaml:"id"`
-	Description string         `yaml:"description"`
-	Tags        []string       `yaml:"tags"`
-	Prompt      string         `yaml:"prompt,omitempty"`
-	System      string         `yaml:"system,omitempty"`
-	Messages    []Message      `yaml:"messages,omitempty"`
-	Needs       []string       `yaml:"needs"`
-	Expect      map[string]any `yaml:"expect"`
-	Golden      Golden         `yaml:"golden"`
-}
-
-// Golden is a case's known-good trajectory.
-type Golden struct {
-	Calls  []GoldenCall `yaml:"calls,omitempty"`
-	Answer string       `yaml:"answer"`
-}
-
-// ExpectedCall is one call of expect.calls.
-type ExpectedCall struct {
-	Tool string         `yaml:"tool"`
-	Args map[string]any `yaml:"args,omitempty"`
-}
-
-// GoldenCall is one call of a golden trajectory.
-type GoldenCall struct {
-	Tool string         `yaml:"tool"`
-	Args map[string]any `yaml:"args"`
-}
+// Case is one imported case: the case format's own type, which writes
+// itself in the field order of a case file.
+type Case = schema.Case
 
 // Tool is one catalog entry for the bundled server (mcpserver.ToolDef's
 // file format).
@@ -196,12 +171,12 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 	switch c.Kind {
 	case Irrelevance:
 		cs.Expect = map[string]any{"no_calls": true}
-		cs.Golden = Golden{Answer: answerIrrelevance}
+		cs.Golden = &schema.Golden{Answer: answerIrrelevance}
 		return cs, nil
 	case Relevance:
 		// BFCL passes any call: at least one, to any of the functions.
 		cs.Expect = map[string]any{"min_calls": 1}
-		cs.Golden = Golden{Calls: []GoldenCall{{Tool: cs.Needs[0], Args: sampleArgs(&e.Function[0], c.Language)}}, Answer: answerAfterCalls}
+		cs.Golden = &schema.Golden{Calls: []schema.GoldenCall{{Tool: cs.Needs[0], Args: sampleArgs(&e.Function[0], c.Language)}}, Answer: answerAfterCalls}
 		return cs, nil
 	}
 	gt, ok := c.Answers[e.ID]
@@ -209,6 +184,7 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 		return nil, fmt.Errorf("no possible answer")
 	}
 	var calls []any
+	cs.Golden = &schema.Golden{}
 	for _, call := range gt {
 		if len(call) != 1 {
 			return nil, fmt.Errorf("an answer call names %d functions, want 1", len(call))
@@ -223,8 +199,8 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 			if err != nil {
 				return nil, err
 			}
-			calls = append(calls, ExpectedCall{Tool: tn, Args: spec})
-			cs.Golden.Calls = append(cs.Golden.Calls, GoldenCall{Tool: tn, Args: gold})
+			calls = append(calls, schema.ExpectedCall{Tool: tn, Args: spec})
+			cs.Golden.Calls = append(cs.Golden.Calls, schema.GoldenCall{Tool: tn, Args: gold})
 		}
 	}
 	cs.Golden.Answer = answerAfterCalls
@@ -327,7 +303,9 @@ func setQuestion(cs *Case, msgs []Message) error {
 		cs.Prompt = msgs[0].Content
 		return nil
 	}
-	cs.Messages = msgs
+	for _, m := range msgs {
+		cs.Messages = append(cs.Messages, schema.Message{Role: m.Role, Content: m.Content})
+	}
 	return nil
 }
 

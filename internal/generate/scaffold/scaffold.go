@@ -238,32 +238,6 @@ func placeholders(s inputSchema) map[string]any {
 	return args
 }
 
-type caseDoc struct {
-	ID          string    `yaml:"id"`
-	Description string    `yaml:"description"`
-	Tags        []string  `yaml:"tags"`
-	Prompt      string    `yaml:"prompt"`
-	Needs       []string  `yaml:"needs"`
-	Expect      expectDoc `yaml:"expect"`
-	Golden      goldenDoc `yaml:"golden"`
-}
-
-type expectDoc struct {
-	Calls    []callDoc `yaml:"calls"`
-	MaxCalls int       `yaml:"max_calls"`
-}
-
-type callDoc struct {
-	Tool string         `yaml:"tool"`
-	Args map[string]any `yaml:"args,omitempty"`
-}
-
-type goldenDoc struct {
-	Todo   string    `yaml:"todo"`
-	Calls  []callDoc `yaml:"calls"`
-	Answer string    `yaml:"answer"`
-}
-
 func caseFile(id string, t Tool) ([]byte, error) {
 	s := parseSchema(t.InputSchema)
 	args := map[string]any{}
@@ -271,16 +245,16 @@ func caseFile(id string, t Tool) ([]byte, error) {
 		args[r] = map[string]any{"$any": true}
 	}
 	desc := oneLine(t.Description)
-	c := caseDoc{
+	c := &schema.Case{
 		ID:          id,
 		Description: "TODO: what this case checks about " + t.Name + ".",
 		Tags:        []string{"init"},
 		Prompt:      "TODO: a request a user would make that needs " + t.Name + " (" + desc + ")",
 		Needs:       []string{t.Name},
-		Expect:      expectDoc{Calls: []callDoc{{Tool: t.Name, Args: args}}, MaxCalls: 4},
-		Golden: goldenDoc{
+		Expect:      map[string]any{"calls": []schema.ExpectedCall{{Tool: t.Name, Args: args}}, "max_calls": 4},
+		Golden: &schema.Golden{
 			Todo:   TodoNote,
-			Calls:  []callDoc{{Tool: t.Name, Args: placeholders(s)}},
+			Calls:  []schema.GoldenCall{{Tool: t.Name, Args: placeholders(s)}},
 			Answer: "TODO: the answer a good reply gives",
 		},
 	}
