@@ -13,7 +13,7 @@ func init() {
 	register(&command{name: "diff", summary: "compare two result directories run by run (McNemar test per model)", run: runDiff})
 }
 
-const diffUsage = `usage: toolward diff [--format text|md] [--alpha A] [--fail-on-regression [--allow-missing]] BASE NEW
+const diffUsage = `usage: toolward diff [--format text|md|json] [--alpha A] [--fail-on-regression [--allow-missing]] [--fail-on-broken] BASE NEW
 
 Diff pairs the runs of BASE/runs.jsonl and NEW/runs.jsonl by (case id, cell
 including the seed), so a case whose content changed still pairs (it is
@@ -28,6 +28,11 @@ regressed when any model did, or when a case's own McNemar test regressed
 after Holm's correction for the number of cases tested (a case that went
 from always passing to always failing is listed, not counted by itself).
 With --fail-on-regression the exit status is then 1.
+
+--fail-on-broken is the strict gate: exit 1 when any case went from always
+passing to always failing for a model, significant or not (with one seed a
+single pass -> fail case is never significant, so --fail-on-regression
+alone lets it through).
 
 --fail-on-regression also fails (exit 1) when nothing could be compared, and
 when NEW lacks runs of BASE: cases BASE ran that NEW did not (dropped
@@ -44,9 +49,10 @@ Flags:
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text or md")
+	format := fs.String("format", "text", "output format: text, md or json")
 	alpha := fs.Float64("alpha", 0.05, "significance level for a model regression")
 	failOn := fs.Bool("fail-on-regression", false, "exit 1 when the new results regressed, or lack runs of the base")
+	failOnBroken := fs.Bool("fail-on-broken", false, "exit 1 when any case went from always passing to always failing (significant or not)")
 	allowMissing := fs.Bool("allow-missing", false, "with --fail-on-regression: do not fail when NEW lacks cases or runs of BASE")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, diffUsage)
@@ -63,8 +69,8 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if *format != "text" && *format != "md" {
-		fmt.Fprintf(stderr, "toolward diff: --format must be text or md, got %q\n", *format)
+	if *format != "text" && *format != "md" && *format != "json" {
+		fmt.Fprintf(stderr, "toolward diff: --format must be text, md or json, got %q\n", *format)
 		return 2
 	}
 	if !(*alpha > 0 && *alpha < 1) {
@@ -76,21 +82,29 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward diff: %v\n", err)
 		return 1
 	}
-	if *format == "md" {
+	switch *format {
+	case "md":
 		err = r.WriteMarkdown(stdout)
-	} else {
+	case "json":
+		err = r.WriteJSON(stdout)
+	default:
 		err = r.WriteText(stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "toolward diff: %v\n", err)
 		return 1
 	}
+	if *failOnBroken && !*failOn {
+		// The strict gate keeps the other gate's checks (nothing
+		// compared, runs missing).
+		*failOn = true
+	}
 	if *allowMissing && !*failOn {
-		fmt.Fprintln(stderr, "toolward diff: --allow-missing needs --fail-on-regression")
+		fmt.Fprintln(stderr, "toolward diff: --allow-missing needs --fail-on-regression or --fail-on-broken")
 		return 2
 	}
 	if *failOn {
-		if err := r.GateWith(diff.GateOptions{AllowMissing: *allowMissing}); err != nil {
+		if err := r.GateWith(diff.GateOptions{AllowMissing: *allowMissing, FailOnBroken: *failOnBroken}); err != nil {
 			fmt.Fprintln(stderr, "toolward diff:", err)
 			return 1
 		}

@@ -51,9 +51,11 @@ three aborts.
 A plan of more than %d runs gets a warning with its size before anything
 runs.
 
-Exit status: 0 when every planned run finished with pass or fail (and the
---min-pass-rate and --baseline gates hold); 1 when runs are missing or
-ended in infrastructure errors, or a gate failed; 2 on a usage error.
+Exit status: 0 when every planned run finished with pass or fail and the
+gates given hold (--max-fail, --min-pass-rate, --baseline with
+--fail-on-regression): without a gate, failing runs still exit 0; 1 when
+runs are missing or ended in infrastructure errors, or a gate failed; 2
+on a usage error.
 
 Flags:
 `
@@ -138,6 +140,7 @@ type runFlags struct {
 	noContextCheck                 *bool
 	minPass                        *float64
 	minPassSet                     bool
+	maxFail                        *int
 }
 
 // parseRunFlags parses and checks run's arguments; when ok is false the
@@ -158,6 +161,7 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 	fl.allowMissing = fs.Bool("allow-missing", false, "with --fail-on-regression: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
 	fl.noContextCheck = fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset fits its context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
 	fl.minPass = fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
+	fl.maxFail = fs.Int("max-fail", -1, "exit 1 when more than `N` runs of the result directory fail (0: any failing run fails the command; -1: no limit)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -177,6 +181,10 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 	fs.Visit(func(f *flag.Flag) { fl.minPassSet = fl.minPassSet || f.Name == "min-pass-rate" })
 	if fl.minPassSet && !(*fl.minPass >= 0 && *fl.minPass <= 1) {
 		fmt.Fprintln(stderr, "toolward run: --min-pass-rate is a fraction between 0 and 1")
+		return nil, 2, false
+	}
+	if *fl.maxFail < -1 {
+		fmt.Fprintf(stderr, "toolward run: --max-fail wants a number of runs >= 0 (or -1 for no limit), got %d\n", *fl.maxFail)
 		return nil, 2, false
 	}
 	if *fl.workers < 0 {
@@ -267,6 +275,10 @@ func finishRun(res *engine.Result, fl *runFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%d runs: %d pass, %d fail, %d error; %s\n", t.Runs, t.Pass, t.Fail, t.Error, sum.PassRateLine())
 		if fl.minPassSet && rate < *fl.minPass {
 			fmt.Fprintf(stderr, "toolward run: pass rate %.1f%% is below --min-pass-rate %s\n", 100*rate, strconv.FormatFloat(*fl.minPass, 'g', -1, 64))
+			code = 1
+		}
+		if *fl.maxFail >= 0 && t.Fail > *fl.maxFail {
+			fmt.Fprintf(stderr, "toolward run: %d runs failed, more than --max-fail %d\n", t.Fail, *fl.maxFail)
 			code = 1
 		}
 	}

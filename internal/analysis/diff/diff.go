@@ -143,6 +143,10 @@ type GateOptions struct {
 	// the gate, since a crashed or partial run shows nothing about the
 	// runs it did not do.
 	AllowMissing bool
+	// FailOnBroken also fails the gate on any Broken case (always passing
+	// in base, always failing in new), significant or not: the strict
+	// gate for a suite run with few seeds.
+	FailOnBroken bool
 }
 
 // GateWith is the verdict a CI gate needs: nil when the new results can
@@ -156,6 +160,16 @@ func (r *Result) GateWith(opts GateOptions) error {
 		return fmt.Errorf("nothing to compare: no run pairs with a scored run on the other side (%d paired, %d errored)", r.Paired, r.ErrorPairs)
 	case r.Regressed():
 		return fmt.Errorf("regressed")
+	case opts.FailOnBroken && len(r.Broken) > 0:
+		names := make([]string, 0, min(len(r.Broken), maxNamed))
+		for _, b := range r.Broken[:min(len(r.Broken), maxNamed)] {
+			names = append(names, fmt.Sprintf("%s (%s, %d runs)", b.Case, b.Model, b.Runs))
+		}
+		more := ""
+		if len(r.Broken) > maxNamed {
+			more = fmt.Sprintf(" and %d more", len(r.Broken)-maxNamed)
+		}
+		return fmt.Errorf("broken (--fail-on-broken): %d cases went from always passing to always failing: %s%s", len(r.Broken), strings.Join(names, ", "), more)
 	case !opts.AllowMissing && r.DroppedRuns+r.BaseOnly > 0:
 		return r.missingError()
 	}

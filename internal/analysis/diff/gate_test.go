@@ -52,3 +52,30 @@ func TestGateNamesAtMostTen(t *testing.T) {
 		t.Errorf("Gate() = %v", err)
 	}
 }
+
+// TestGateFailOnBroken: one case that went from always passing to always
+// failing on one seed is no significant regression, so the default gate
+// passes; FailOnBroken fails it, naming the case.
+func TestGateFailOnBroken(t *testing.T) {
+	t.Parallel()
+	var pairs []pair
+	for _, c := range []string{"c1", "c2", "c3", "c4"} {
+		pairs = append(pairs, pair{c, "a", 1, "P", "P"})
+	}
+	pairs[2].new = "F"
+	root := t.TempDir()
+	base, nw := filepath.Join(root, "base"), filepath.Join(root, "new")
+	writeSide(t, base, pairs, false)
+	writeSide(t, nw, pairs, true)
+	r, err := Compare(base, nw, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.GateWith(GateOptions{}); err != nil {
+		t.Fatalf("default gate: %v", err)
+	}
+	err = r.GateWith(GateOptions{FailOnBroken: true})
+	if err == nil || !strings.Contains(err.Error(), "1 cases went from always passing to always failing: c3 (a, 1 runs)") {
+		t.Errorf("GateWith(FailOnBroken) = %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -234,4 +235,110 @@ func code(s string) string { return strings.NewReplacer("`", "'", "|", "\\|", "\
 // esc makes s safe as Markdown table text.
 func esc(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\n", " ").Replace(s)
+}
+
+// WriteJSON writes the comparison as one JSON object for scripts: the
+// counts, each model's paired test (pass rates, McNemar, the difference
+// clustered by case), the regressions, fixes, broken cases, the cases'
+// own tests, and whether it regressed. A number that is not defined (a
+// p-value over no pairs) is null.
+func (r *Result) WriteJSON(w io.Writer) error {
+	type num = *float64
+	f := func(x float64) num {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	type diffJSON struct {
+		Est, Lo, Hi, SE, P, MDD num
+		Cases                   int `json:"cases"`
+	}
+	type modelJSON struct {
+		Model     string   `json:"model"`
+		Pairs     int      `json:"pairs"`
+		BaseRate  num      `json:"base_pass_rate"`
+		NewRate   num      `json:"new_pass_rate"`
+		PassFail  int      `json:"pass_to_fail"`
+		FailPass  int      `json:"fail_to_pass"`
+		P         num      `json:"mcnemar_p"`
+		Regressed bool     `json:"regressed"`
+		ByCase    diffJSON `json:"by_case"`
+	}
+	type changeJSON struct {
+		Case    string      `json:"case"`
+		Cell    record.Cell `json:"cell"`
+		Reasons []string    `json:"reasons,omitempty"`
+	}
+	type brokenJSON struct {
+		Case  string `json:"case"`
+		Model string `json:"model"`
+		Runs  int    `json:"runs"`
+	}
+	type caseJSON struct {
+		Case     string `json:"case"`
+		Model    string `json:"model"`
+		Pairs    int    `json:"pairs"`
+		PassFail int    `json:"pass_to_fail"`
+		FailPass int    `json:"fail_to_pass"`
+		P        num    `json:"p"`
+		PAdj     num    `json:"p_holm"`
+	}
+	out := struct {
+		Base         string       `json:"base"`
+		New          string       `json:"new"`
+		Alpha        float64      `json:"alpha"`
+		Regressed    bool         `json:"regressed"`
+		Paired       int          `json:"paired"`
+		Scored       int          `json:"scored"`
+		ErrorPairs   int          `json:"error_pairs"`
+		BaseOnly     int          `json:"base_only"`
+		NewOnly      int          `json:"new_only"`
+		DroppedRuns  int          `json:"dropped_runs"`
+		Models       []modelJSON  `json:"models"`
+		Regressions  []changeJSON `json:"regressions"`
+		Fixes        []changeJSON `json:"fixes"`
+		Broken       []brokenJSON `json:"broken"`
+		CasesTested  int          `json:"cases_tested"`
+		CaseRegress  []caseJSON   `json:"case_regressions"`
+		NewCases     []string     `json:"new_cases"`
+		DroppedCases []string     `json:"dropped_cases"`
+		Changed      []string     `json:"changed_cases"`
+		Warnings     []string     `json:"warnings"`
+	}{
+		Base: r.Base.Dir, New: r.New.Dir, Alpha: r.Alpha, Regressed: r.Regressed(),
+		Paired: r.Paired, Scored: r.Scored, ErrorPairs: r.ErrorPairs, BaseOnly: r.BaseOnly, NewOnly: r.NewOnly,
+		DroppedRuns: r.DroppedRuns, CasesTested: r.CasesTested,
+		Models: []modelJSON{}, Regressions: []changeJSON{}, Fixes: []changeJSON{}, Broken: []brokenJSON{}, CaseRegress: []caseJSON{},
+		NewCases: nonNil(r.NewCases), DroppedCases: nonNil(r.DroppedCases), Changed: nonNil(r.Changed), Warnings: nonNil(r.Warnings),
+	}
+	for _, m := range r.Models {
+		d := m.ByCase
+		out.Models = append(out.Models, modelJSON{Model: m.Model, Pairs: m.Pairs, BaseRate: f(m.BaseRate()), NewRate: f(m.NewRate()),
+			PassFail: m.B, FailPass: m.C, P: f(m.P), Regressed: m.Regressed,
+			ByCase: diffJSON{Est: f(d.Est), Lo: f(d.Lo), Hi: f(d.Hi), SE: f(d.SE), P: f(d.P), MDD: f(d.MDD), Cases: d.Cases}})
+	}
+	for _, c := range r.Regressions {
+		out.Regressions = append(out.Regressions, changeJSON{c.Case, c.Cell, c.Reasons})
+	}
+	for _, c := range r.Fixes {
+		out.Fixes = append(out.Fixes, changeJSON{c.Case, c.Cell, c.Reasons})
+	}
+	for _, b := range r.Broken {
+		out.Broken = append(out.Broken, brokenJSON{b.Case, b.Model, b.Runs})
+	}
+	for _, c := range r.CaseRegressions {
+		out.CaseRegress = append(out.CaseRegress, caseJSON{c.Case, c.Model, c.Pairs, c.B, c.C, f(c.P), f(c.PAdj)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
