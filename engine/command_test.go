@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/fixtures/fakes/notes"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -25,6 +26,13 @@ import (
 const serverEnv = "TOOLWARD_ENGINE_TEST_MCP_SERVER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(notesEnv) != "" {
+		if err := notes.Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "notes server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(serverEnv) != "" {
 		s, _ := testServer(schema.Builtin{})
 		s.AddTool(mcp.NewTool("crash", mcp.WithReadOnlyHintAnnotation(true)),

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -291,7 +292,7 @@ func removeEmpty(dirs []string) {
 // at most MaxStderrBytes of it.
 func (s *starting) openServer() error {
 	cfg := s.l.Config
-	sopts := session.Options{Server: cfg.Server, ClientVersion: Version(), HandshakeTimeout: cfg.Limits.CallTimeout.Duration}
+	sopts := session.Options{Server: cfg.Server, ClientVersion: Version(), HandshakeTimeout: cfg.Limits.CallTimeout.Duration, Warm: cmp.Or(cfg.Server.Warm, s.workers())}
 	if cfg.Server.Builtin != nil {
 		srv, err := s.opts.Builtin(*cfg.Server.Builtin)
 		if err != nil {

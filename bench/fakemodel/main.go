@@ -12,6 +12,8 @@
 // Every conversation gets the same two replies: the first turn calls
 // calculate with {"expression": "6 * 7"}, the turn after a tool result
 // answers "The result is <result>." — a 2-request run with one tool call.
+// -tool and -args change the call; -delay makes every Ollama reply take
+// that long, as a model's would.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -31,10 +34,18 @@ import (
 // Models are the models both fakes serve; a bench config names them.
 var Models = []string{"bench-model", "bench-model-2"}
 
-const args = `{"expression": "6 * 7"}`
+// The call the first turn makes, and how long each reply takes (flags).
+var (
+	tool  = "calculate"
+	args  = `{"expression": "6 * 7"}`
+	delay time.Duration
+)
 
 func main() {
 	kind := flag.String("backend", "ollama", "which server to fake: ollama | openai")
+	flag.StringVar(&tool, "tool", tool, "the tool the first turn calls")
+	flag.StringVar(&args, "args", args, "its arguments, a JSON object")
+	flag.DurationVar(&delay, "delay", 0, "how long each reply takes (a model's latency; ollama only)")
 	flag.Parse()
 	url, stop, err := start(*kind)
 	if err != nil {
@@ -77,14 +88,14 @@ func start(kind string) (string, func(), error) {
 
 func ollamaScript(req *api.ChatRequest) fakeollama.Reply {
 	if res, ok := fakeollama.LastToolResult(req); ok {
-		return fakeollama.Reply{Content: "The result is " + res + "."}
+		return fakeollama.Reply{Content: "The result is " + res + ".", Delay: delay}
 	}
-	return fakeollama.Reply{ToolCalls: []fakeollama.ToolCall{{Name: "calculate", Args: args}}}
+	return fakeollama.Reply{ToolCalls: []fakeollama.ToolCall{{Name: tool, Args: args}}, Delay: delay}
 }
 
 func openaiScript(req *fakeopenai.Request) fakeopenai.Reply {
 	if res, ok := fakeopenai.LastToolResult(req); ok {
 		return fakeopenai.Reply{Content: "The result is " + res + "."}
 	}
-	return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{Name: "calculate", Args: args}}}
+	return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{Name: tool, Args: args}}}
 }

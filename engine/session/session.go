@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -76,6 +77,10 @@ type Options struct {
 	Stderr io.Writer
 	// ClientVersion is sent as the MCP client version ("" means "dev").
 	ClientVersion string
+	// Warm is how many processes an isolation "run" command server keeps
+	// started ahead of the runs (the engine passes server.warm, or its
+	// number of workers); 0 means 1.
+	Warm int
 	// HandshakeTimeout bounds the initialize handshake of each connection
 	// a Session opens (the engine passes limits.call_timeout), so that a
 	// hung server costs that long per run rather than the run timeout;
@@ -102,6 +107,8 @@ type Source struct {
 	life   context.Context // bounds subprocesses
 	cancel context.CancelFunc
 
+	warm *warmPool // isolation "run": processes started ahead of the runs
+
 	mu     sync.Mutex
 	idle   []*conn
 	closed bool
@@ -114,6 +121,7 @@ type conn struct {
 	stderr *stderrHead           // nil unless a command server
 	cmd    *exec.Cmd             // the subprocess of a command server, else nil
 	wire   *wire                 // nil for the builtin server
+	runDir string                // the run's own directory (isolation "run"), removed on close
 }
 
 // close ends the connection. A broken one's command server is killed
@@ -132,6 +140,9 @@ func (c *conn) close(broken bool) error {
 		}
 	}
 	killGroup(c.cmd)
+	if c.runDir != "" {
+		os.RemoveAll(c.runDir)
+	}
 	return err
 }
 
@@ -192,6 +203,7 @@ func Open(ctx context.Context, opts Options) (*Source, error) {
 		s.cancel()
 		return nil, withStderr(err, c.stderr)
 	}
+	s.startWarm()
 	s.put(c, false)
 	return s, nil
 }
@@ -367,6 +379,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	var head *stderrHead
 	var cmd *exec.Cmd
 	var w *wire
+	var runDir string
 	srv := s.opts.Server
 	switch {
 	case srv.Builtin != nil:
@@ -375,10 +388,16 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		// the bundled server's elicitation works the same.
 		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	case len(srv.Command) > 0:
+		if srv.Isolation == schema.IsolationRun {
+			if srv, runDir, err = runWorld(srv); err != nil {
+				return nil, &Error{Kind: "mcp", Msg: "making the run's directory for " + s.describe(), Err: err}
+			}
+		}
 		head = newStderrHead(s.opts.Stderr)
 		w = newWire(s.opts.Limits)
 		var t *transport.Stdio
 		if t, cmd, err = startCommand(s.life, srv, head, w); err != nil {
+			removeRunDir(runDir)
 			return nil, s.startErr(&Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}, startup, head, false)
 		}
 		c = client.NewClient(&stdioConn{t}, opt)
@@ -398,7 +417,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	// The transport lives as long as the source (for command: the
 	// subprocess); the request below is bounded by ctx.
 	if err := c.Start(s.life); err != nil {
-		(&conn{c: c, cmd: cmd}).close(true)
+		(&conn{c: c, cmd: cmd, runDir: runDir}).close(true)
 		return nil, s.startErr(&Error{Kind: "mcp", Msg: "starting " + s.describe(), Retryable: true, Err: err}, startup, head, false)
 	}
 	hello, err := s.initialize(ctx, c, startup, w)
@@ -406,10 +425,10 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		// Closing waits for the subprocess, so its stderr is complete; a
 		// server that did not answer in time is killed, not waited for.
 		var se *Error
-		(&conn{c: c, cmd: cmd}).close(errors.As(err, &se) && se.Kind == "timeout")
+		(&conn{c: c, cmd: cmd, runDir: runDir}).close(errors.As(err, &se) && se.Kind == "timeout")
 		return nil, s.startErr(err, startup, head, true)
 	}
-	return &conn{c: c, h: h, hello: hello, stderr: head, cmd: cmd, wire: w}, nil
+	return &conn{c: c, h: h, hello: hello, stderr: head, cmd: cmd, wire: w, runDir: runDir}, nil
 }
 
 // sendFailed is the prefix mcp-go's HTTP transport puts on a request it
@@ -489,9 +508,11 @@ func (s *Source) startErr(err error, startup bool, head *stderrHead, ran bool) e
 // reused (each run gets a fresh session); broken ones are closed.
 func (s *Source) put(c *conn, broken bool) {
 	s.mu.Lock()
-	if broken || s.closed || s.opts.Server.Builtin != nil {
+	if broken || s.closed || s.fresh() {
 		s.mu.Unlock()
-		c.close(broken)
+		// A run's own process has nothing left to keep: killed at once,
+		// rather than given the graceful close's seconds.
+		c.close(broken || s.opts.Server.Isolation == schema.IsolationRun)
 		return
 	}
 	s.idle = append(s.idle, c)
@@ -517,11 +538,20 @@ func (s *Source) Session(ctx context.Context, mode string) (*Session, error) {
 		s.idle = s.idle[:n-1]
 	}
 	s.mu.Unlock()
-	if c == nil {
-		var err error
-		if c, err = s.dial(ctx, false); err != nil {
-			return nil, err
-		}
+	var err error
+	switch {
+	case c != nil:
+	case s.warm != nil:
+		c, err = s.warm.take(ctx)
+	default:
+		c, err = s.dial(ctx, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.reset(ctx, c); err != nil {
+		c.close(true)
+		return nil, err
 	}
 	c.h.reset(mode)
 	return &Session{src: s, c: c, mode: mode}, nil
@@ -541,6 +571,9 @@ func (s *Source) Close() error {
 		}
 	}
 	s.cancel()
+	if s.warm != nil {
+		s.warm.stop()
+	}
 	return first
 }
 
