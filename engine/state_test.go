@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/internal/analysis/rescore"
 	"github.com/toolward/toolward/schema/record"
 )
@@ -118,9 +120,23 @@ func TestStateProbesBundled(t *testing.T) {
 				!strings.Contains(r.Reasons[0].Detail, `tickets[0].priority: want "high", got "low"`) {
 				t.Errorf("%s: reasons %v", r.Case, r.Reasons)
 			}
-			if r.State.Probes[0].Want == nil {
+			if r.State.Probes[len(r.State.Probes)-1].Want == nil {
 				t.Errorf("equals probe without its reference result")
 			}
+		}
+	}
+	// The reports show the state diff of a failing run, want against got.
+	if _, err := report.Build(res.Dir); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(res.Dir, "report.md"))
+	if !strings.Contains(string(md), "## End-state mismatches") || !strings.Contains(string(md), `tickets[0].priority: want "high", got "low"`) {
+		t.Errorf("report.md has no state diff:\n%s", md)
+	}
+	html, _ := os.ReadFile(filepath.Join(res.Dir, "report.html"))
+	for _, want := range []string{"end state (probes, not shown to the model)", "want (the same probe on a fresh server", "state_mismatch", "tickets[0].priority: want &#34;high&#34;, got &#34;low&#34;"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
 		}
 	}
 }

@@ -310,7 +310,7 @@ func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, 
 	}
 	cc.Example = &Example{
 		RunID: rec.ID, Seed: c.Seed, ToolCount: c.ToolCount, Outcome: outcome,
-		Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration,
+		Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration, State: rec.State,
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/toolward/toolward/matchers"
 )
 
 // maxMarkdownCases bounds the failing-cases table of report.md; the HTML
@@ -45,6 +47,7 @@ func (s *Summary) writeMarkdown(w io.Writer) error {
 	md.section(md.t.ErrorKinds, "## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 	md.section(md.t.Flaky, "## Flaky cases\n\nPassed on some seeds and failed on others in the same cell.\n\n")
 	md.failing()
+	md.stateDiffs()
 	md.cells()
 	return md.w.Flush()
 }
@@ -215,4 +218,31 @@ func exampleLine(e *Example) string {
 		return "error " + e.Error.Kind + ": " + e.Error.Message
 	}
 	return e.Outcome
+}
+
+// stateDiffs lists, for the kept failing runs whose end state did not
+// match (state_mismatch), each probe's difference, want against got.
+func (m *mdWriter) stateDiffs() {
+	var lines []string
+	for _, c := range m.s.Cases {
+		for _, cc := range c.Cells {
+			e := cc.Example
+			if e == nil {
+				continue
+			}
+			for _, r := range e.Reasons {
+				if r.Code == matchers.ReasonStateMismatch {
+					lines = append(lines, fmt.Sprintf("- `%s` %s, seed %d: %s", c.ID, m.s.label(cc.Cell), e.Seed, truncate(r.Detail, 600)))
+				}
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	m.p("## End-state mismatches\n\nThe state probes (expect.state) of one failing run per cell: where the end state differs, want against got. report.html shows each probe's whole result.\n\n")
+	for _, l := range lines {
+		m.p("%s\n", l)
+	}
+	m.p("\n")
 }

@@ -668,4 +668,7 @@ type Example struct {
 	Trace     record.Trace       `json:"-"`
 	Tokens    record.Tokens      `json:"-"`
 	Duration  record.Millis      `json:"-"`
+	// State is what the run's state probes saw, and what they were
+	// compared with; nil when the case has none.
+	State *record.State `json:"-"`
 }
