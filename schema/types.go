@@ -112,12 +112,26 @@ type Config struct {
 }
 
 // Server says which MCP server a run talks to; exactly one field is set.
+// OAuth is an OAuth client of a url server's authorization server that
+// needs no user: its secret is read from the environment variable
+// ClientSecretEnv when a token is needed, and never written anywhere.
+type OAuth struct {
+	ClientID        string `json:"client_id"`
+	ClientSecretEnv string `json:"client_secret_env"`
+	// Scope is asked for; "" means the scope the server names in its
+	// 401 or its metadata, if any.
+	Scope string `json:"scope,omitempty"`
+}
+
 type Server struct {
 	Builtin *Builtin          `json:"builtin,omitempty"`
 	Command []string          `json:"command,omitempty"` // stdio subprocess
 	Env     map[string]string `json:"env,omitempty"`     // extra environment for Command
 	URL     string            `json:"url,omitempty"`     // streamable HTTP endpoint
 	Headers map[string]string `json:"headers,omitempty"` // extra HTTP headers for URL (e.g. Authorization)
+	// OAuth, with URL, gets the server's access token by the OAuth client
+	// credentials grant (engine/session's oauth.go).
+	OAuth *OAuth `json:"oauth,omitempty"`
 
 	// InheritEnv passes toolward's whole environment to Command; false
 	// passes only a small allow-list (session.InheritedEnv) plus Env.

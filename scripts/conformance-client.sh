@@ -14,5 +14,11 @@ initialize) exec "${tw[@]}" ;;
 tools_call) exec "${tw[@]}" --call add_numbers --args '{"a":2,"b":3}' ;;
 elicitation-sep1034-client-defaults) exec "${tw[@]}" --call test_client_elicitation_defaults --confirm approve ;;
 sse-retry) exec "${tw[@]}" --call test_reconnection ;;
+auth/client-credentials-basic)
+	# The scenario hands the client its credentials in MCP_CONFORMANCE_CONTEXT.
+	id=$(node -e 'process.stdout.write(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).client_id)')
+	TOOLWARD_CONFORMANCE_SECRET=$(node -e 'process.stdout.write(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).client_secret)')
+	export TOOLWARD_CONFORMANCE_SECRET
+	exec "${tw[@]}" --oauth-client-id "$id" --oauth-secret-env TOOLWARD_CONFORMANCE_SECRET ;;
 *) echo "conformance-client: no client for scenario ${MCP_CONFORMANCE_SCENARIO:-}" >&2; exit 2 ;;
 esac

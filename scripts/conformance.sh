@@ -36,14 +36,22 @@
 #   elicitation-sep1034-client-defaults  answer an elicitation with the schema's defaults
 #   sse-retry                            resume a closed SSE stream after its retry
 #                                        time, with Last-Event-ID
+#   auth/client-credentials-basic        discover the authorization server from the
+#                                        401 and get a token by client credentials
 #
 # Client scenarios left out, and why:
-#   auth/* other than client credentials
-#       authorization-code flows: a user approves access in a browser, and
-#       toolward runs unattended; for a server behind such an authorization
-#       server, get a token out of band and set server.headers.
-#   auth/client-credentials-basic, auth/client-credentials-jwt
-#       toolward has no OAuth client yet (server.headers only).
+#   every other auth/* scenario
+#       the authorization-code grant (PKCE, dynamic or metadata-document client
+#       registration, scopes, step-up), where a user approves access in a
+#       browser, or (pre-registration) a JWT-bearer assertion grant; toolward
+#       runs unattended. For a server behind such an authorization server, get
+#       a token out of band and set server.headers.
+#   auth/client-credentials-jwt
+#       the client authenticates with a signed JWT (private_key_jwt); toolward's
+#       OAuth client has client secrets only (server.oauth).
+#   auth/cross-app-access-complete-flow
+#       token exchange from an identity provider's assertion, for apps acting
+#       for a signed-in user.
 #
 # Usage: scripts/conformance.sh [ADDR]   (default 127.0.0.1:8765)
 # Needs Go, npx and npm; they download the suites and Node 22 from the npm
@@ -54,7 +62,7 @@ addr=${1:-127.0.0.1:8765}
 version=0.1.13
 scenarios=(server-initialize ping tools-list server-sse-multiple-streams dns-rebinding-protection)
 client_version=0.1.16
-client_scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+client_scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry auth/client-credentials-basic)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -86,11 +94,11 @@ mkdir -p "$prefix"
 npm install --silent --no-audit --no-fund --prefix "$prefix" node@22 "@modelcontextprotocol/conformance@$client_version" >"$work/npm.log" 2>&1 || { cat "$work/npm.log" >&2; exit 1; }
 export TOOLWARD="$work/toolward"
 for s in "${client_scenarios[@]}"; do
-	if PATH="$prefix/node_modules/.bin:$PATH" conformance client --command "$root/scripts/conformance-client.sh" --scenario "$s" >"$work/client-$s.log" 2>&1; then
+	if PATH="$prefix/node_modules/.bin:$PATH" conformance client --command "$root/scripts/conformance-client.sh" --scenario "$s" >"$work/client-${s//\//-}.log" 2>&1; then
 		echo "PASS client $s"
 	else
 		echo "FAIL client $s"
-		sed 's/\x1b\[[0-9;]*m//g' "$work/client-$s.log" | grep -E 'FAILURE|WARNING|Error|Stderr' -A3 >&2 || true
+		sed 's/\x1b\[[0-9;]*m//g' "$work/client-${s//\//-}.log" | grep -E 'FAILURE|WARNING|Error|Stderr' -A3 >&2 || true
 		failed=1
 	fi
 done

@@ -85,6 +85,8 @@ type toolsFlags struct {
 	call         string
 	args         string
 	confirm      string
+
+	oauthID, oauthSecretEnv, oauthScope string
 }
 
 func runTools(args []string, stdout, stderr io.Writer) int {
@@ -121,6 +123,9 @@ func parseToolsFlags(args []string, stderr io.Writer) (*toolsFlags, int) {
 	fs.Usage = func() { fmt.Fprint(stderr, toolsUsage); fs.PrintDefaults() }
 	fs.StringVar(&tf.url, "url", "", "connect to the streamable HTTP server at `URL`")
 	fs.Var(&tf.headers, "header", "send HTTP header `K=V` with --url (repeatable)")
+	fs.StringVar(&tf.oauthID, "oauth-client-id", "", "with --url: get a token by OAuth client credentials as client `ID` (server.oauth)")
+	fs.StringVar(&tf.oauthSecretEnv, "oauth-secret-env", "", "with --oauth-client-id: the environment variable `NAME` holding the client secret")
+	fs.StringVar(&tf.oauthScope, "oauth-scope", "", "with --oauth-client-id: the `SCOPE` to ask for (default: what the server asks for)")
 	fs.Var(&tf.env, "env", "set `K=V` in a COMMAND server's environment (repeatable)")
 	fs.BoolVar(&tf.inheritEnv, "inherit-env", false, "pass toolward's whole environment to a COMMAND server")
 	fs.StringVar(&tf.descriptions, "descriptions", "default", "description set `NAME` (the config's description_sets, fixtures/descriptions/NAME.yaml, or a .yaml file)")
@@ -173,6 +178,10 @@ func (tf *toolsFlags) check() string {
 		return "want exactly one of CONFIG, -- COMMAND, --url URL (see -h)"
 	case tf.url != "" && !strings.HasPrefix(tf.url, "http://") && !strings.HasPrefix(tf.url, "https://"):
 		return fmt.Sprintf("--url must start with http:// or https://, got %q", tf.url)
+	case tf.oauthID != "" && tf.url == "":
+		return "--oauth-client-id applies to --url only (a config sets server.oauth)"
+	case (tf.oauthID == "") != (tf.oauthSecretEnv == "") || tf.oauthScope != "" && tf.oauthID == "":
+		return "--oauth-client-id and --oauth-secret-env go together (and --oauth-scope with them)"
 	case len(tf.headers) > 0 && tf.url == "":
 		return "--header applies to --url only"
 	case (len(tf.env) > 0 || tf.inheritEnv) && len(tf.command) == 0:
@@ -397,6 +406,9 @@ func resolveTools(tf *toolsFlags) (*toolsTarget, error) {
 	default:
 		h, _ := keyValues(tf.headers, "--header")
 		tg.server = schema.Server{URL: tf.url, Headers: h}
+		if tf.oauthID != "" {
+			tg.server.OAuth = &schema.OAuth{ClientID: tf.oauthID, ClientSecretEnv: tf.oauthSecretEnv, Scope: tf.oauthScope}
+		}
 	}
 	if tg.backend == "" {
 		tg.backend = "ollama"

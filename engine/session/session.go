@@ -104,6 +104,7 @@ type Source struct {
 	tools     []toolset.Tool
 	gated     map[string]bool
 
+	oauth  *oauthClient    // url servers with server.oauth, else nil
 	life   context.Context // bounds subprocesses
 	cancel context.CancelFunc
 
@@ -191,6 +192,9 @@ func Open(ctx context.Context, opts Options) (*Source, error) {
 		return nil, errors.New("session: builtin server requested but none given")
 	}
 	s := &Source{opts: opts}
+	if o := opts.Server.OAuth; o != nil && opts.Server.URL != "" {
+		s.oauth = newOAuthClient(*o, opts.Server.URL, http.DefaultTransport)
+	}
 	s.life, s.cancel = context.WithCancel(context.Background())
 	c, err := s.dial(ctx, true)
 	if err != nil {
@@ -403,10 +407,17 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		c = client.NewClient(&stdioConn{t}, opt)
 	default:
 		w = newWire(s.opts.Limits)
-		var t *transport.StreamableHTTP
-		t, err = transport.NewStreamableHTTP(srv.URL, transport.WithHTTPHeaders(srv.Headers),
+		topts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(srv.Headers),
 			transport.WithHTTPBasicClient(&http.Client{Transport: &roundTripper{w: w, base: http.DefaultTransport}}),
-			transport.WithHTTPLogger(quietLog), transport.WithContinuousListening())
+			transport.WithHTTPLogger(quietLog), transport.WithContinuousListening()}
+		if s.oauth != nil {
+			if _, err := s.oauth.Token(ctx); err != nil {
+				return nil, &Error{Kind: "mcp", Msg: "authorizing with " + s.describe(), Retryable: true, Err: err}
+			}
+			topts = append(topts, transport.WithHTTPHeaderFunc(s.oauth.headers))
+		}
+		var t *transport.StreamableHTTP
+		t, err = transport.NewStreamableHTTP(srv.URL, topts...)
 		if err == nil {
 			c = client.NewClient(t, opt)
 		}

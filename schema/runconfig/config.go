@@ -479,6 +479,14 @@ func checkServer(c *schema.Config, add addFunc) {
 	if c.Server.Headers != nil && c.Server.URL == "" {
 		add([]any{"server", "headers"}, "headers apply to url servers only")
 	}
+	if o := c.Server.OAuth; o != nil {
+		switch {
+		case c.Server.URL == "":
+			add([]any{"server", "oauth"}, "oauth applies to url servers only")
+		case os.Getenv(o.ClientSecretEnv) == "":
+			add([]any{"server", "oauth", "client_secret_env"}, "environment variable %s (the OAuth client secret) is not set", o.ClientSecretEnv)
+		}
+	}
 	checkIsolation(c.Server, add)
 	if b := c.Server.Builtin; b != nil {
 		for i, f := range b.Catalogs {
