@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 )
 
@@ -75,10 +76,16 @@ type caseView struct {
 	Anchor     string
 	CellsTable *Table // the cells where it failed or errored
 	Examples   []exampleView
+	// ShowAll is the toolward show command that prints every run of the
+	// case, passing ones too: the report keeps one trace per failing
+	// cell, so its size stays bounded however many runs there are.
+	ShowAll string
 }
 
 type exampleView struct {
 	Label string
+	// ShowCell prints every run (each seed) of the example's cell.
+	ShowCell string
 	*Example
 	Turns []turnView
 	// Orphans are calls whose turn index is out of range.
@@ -118,10 +125,13 @@ func (s *Summary) writeHTML(w io.Writer) error {
 // newCaseView arranges a failing case for the drill-down: its failing
 // cells and the kept trace of each.
 func (s *Summary) newCaseView(c failingCase, anchor string) caseView {
-	cv := caseView{failingCase: c, Anchor: anchor, CellsTable: s.caseCellsTable(c.CaseSummary)}
+	cv := caseView{failingCase: c, Anchor: anchor, CellsTable: s.caseCellsTable(c.CaseSummary),
+		ShowAll: ShowCommand(c.ID, nil)}
 	for _, cc := range c.Cells {
 		if cc.Example != nil {
-			cv.Examples = append(cv.Examples, newExampleView(s.label(cc.Cell), cc.Example))
+			ev := newExampleView(s.label(cc.Cell), cc.Example)
+			ev.ShowCell = ShowCommand(c.ID, cc.Cell.Cell().Pool(cell.Seed).Values())
+			cv.Examples = append(cv.Examples, ev)
 		}
 	}
 	return cv
@@ -162,7 +172,9 @@ func newExampleView(label string, e *Example) exampleView {
 	ev := exampleView{Label: label, Example: e}
 	for i, t := range e.Trace.Turns {
 		final := i == len(e.Trace.Turns)-1 && t.Content == e.Trace.Answer
-		ev.Turns = append(ev.Turns, turnView{N: i + 1, Turn: t, Final: final})
+		// Numbered from 0, as runs.jsonl's calls[].turn, report.md and
+		// toolward show number them.
+		ev.Turns = append(ev.Turns, turnView{N: i, Turn: t, Final: final})
 	}
 	for _, c := range e.Trace.Calls {
 		if c.Turn >= 0 && c.Turn < len(ev.Turns) {
@@ -191,4 +203,39 @@ func argsJSON(c record.Call) string {
 		return fmt.Sprint(c.Args)
 	}
 	return truncate(string(b), maxShown)
+}
+
+// ShowCommand is the toolward show command, run in the result
+// directory, that prints every run of case id in the cell given by axis
+// values (nil: in every cell; an axis pooled away, "" or absent: any
+// value). Values are quoted for a POSIX shell and escaped for the
+// selector language (a literal *, ? or \).
+func ShowCommand(id string, axes map[string]string) string {
+	var b strings.Builder
+	b.WriteString("toolward show . --case " + shellQuote(globLiteral(id)))
+	for _, a := range cell.Names() {
+		v, ok := axes[a]
+		if !ok || v == "" || a == cell.Seed {
+			continue
+		}
+		b.WriteString(" --filter " + shellQuote(a+"="+globLiteral(v)))
+	}
+	b.WriteString(" --limit 0")
+	return b.String()
+}
+
+// globLiteral escapes the selector language's metacharacters.
+func globLiteral(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`)
+	return r.Replace(s)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:/=@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

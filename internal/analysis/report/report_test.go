@@ -599,3 +599,38 @@ func TestSeedSpreadByTemperature(t *testing.T) {
 		}
 	}
 }
+
+// TestShowCommand: the drill-down's toolward show commands escape the
+// selector language and quote for the shell; a pooled seed is left out.
+func TestShowCommand(t *testing.T) {
+	t.Parallel()
+	got := ShowCommand("a*b", map[string]string{"model": "q:1 b'x", "seed": "3", "tools": "n8", "confirm": ""})
+	want := `toolward show . --case 'a\*b' --filter 'model=q:1 b'\''x' --filter tools=n8 --limit 0`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestHTMLReachesEveryRun: each failing case of report.html names the
+// toolward show command for all its runs and each kept trace the one for
+// its cell's runs; turns are numbered from 0 as in runs.jsonl.
+func TestHTMLReachesEveryRun(t *testing.T) {
+	t.Parallel()
+	dir := writeHostile(t)
+	if _, err := Build(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{"passing ones too, in the terminal (from this report's directory): <code>toolward show . --case ", "every seed of this cell: <code>toolward show . --case", "turn 0 ·"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "turn 1 ·") && !strings.Contains(html, "turn 0 ·") {
+		t.Error("turns numbered from 1")
+	}
+}

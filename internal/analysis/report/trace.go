@@ -1,0 +1,138 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolward/toolward/schema/record"
+)
+
+// WriteTrace writes one run for a terminal: its identity and cell, every
+// model turn (thinking, text, the tool calls it made with their
+// arguments, confirm decision and result), the final answer and the
+// verdict with every reason, or the infrastructure error. Nothing is
+// clipped. Turns are numbered from 0, as runs.jsonl's calls[].turn and
+// the reports number them. Everything goes through the reports' display
+// writer: control and bidirectional characters a model or a server wrote
+// are shown as escapes, never sent to the terminal.
+func WriteTrace(w io.Writer, rec *record.Record) error {
+	dw := newDisplayWriter(w)
+	var b strings.Builder
+	writeTrace(&b, rec)
+	if _, err := io.WriteString(dw, b.String()); err != nil {
+		return err
+	}
+	return dw.Close()
+}
+
+func writeTrace(b *strings.Builder, rec *record.Record) {
+	fmt.Fprintf(b, "run %s  case %s  %s\n", rec.ID, rec.Case, strings.ToUpper(rec.Outcome))
+	fmt.Fprintf(b, "cell: %s  (%d tools offered)\n", rec.Cell, rec.Cell.ToolCount)
+	if len(rec.Tags) > 0 {
+		fmt.Fprintf(b, "tags: %s\n", strings.Join(rec.Tags, ", "))
+	}
+	if len(rec.Trace.Offered) > 0 {
+		fmt.Fprintf(b, "offered: %s\n", strings.Join(rec.Trace.Offered, ", "))
+	}
+	byTurn := map[int][]int{}
+	var orphans []int // calls naming no recorded turn
+	for i, c := range rec.Trace.Calls {
+		if c.Turn >= 0 && c.Turn < len(rec.Trace.Turns) {
+			byTurn[c.Turn] = append(byTurn[c.Turn], i)
+		} else {
+			orphans = append(orphans, i)
+		}
+	}
+	for i, t := range rec.Trace.Turns {
+		fmt.Fprintf(b, "\nturn %d  %.0f ms  %d in / %d out", i, float64(t.Latency), t.Tokens.In, t.Tokens.Out)
+		if t.DoneReason != "" {
+			fmt.Fprintf(b, "  %s", t.DoneReason)
+		}
+		if t.Host != "" {
+			fmt.Fprintf(b, "  %s", t.Host)
+		}
+		b.WriteString("\n")
+		if t.Thinking != "" {
+			fmt.Fprintf(b, "  thinking:\n%s\n", indent(t.Thinking, "    "))
+		}
+		if t.Content != "" {
+			fmt.Fprintf(b, "  text:\n%s\n", indent(t.Content, "    "))
+		}
+		for _, ci := range byTurn[i] {
+			writeCall(b, ci, rec.Trace.Calls[ci])
+		}
+	}
+	for _, ci := range orphans {
+		writeCall(b, ci, rec.Trace.Calls[ci])
+	}
+	b.WriteString("\nanswer:")
+	if rec.Trace.Answer == "" {
+		b.WriteString(" (none)\n")
+	} else {
+		fmt.Fprintf(b, "\n%s\n", indent(rec.Trace.Answer, "  "))
+	}
+	fmt.Fprintf(b, "\nverdict: %s", rec.Outcome)
+	if rec.Attempts > 1 {
+		fmt.Fprintf(b, " after %d attempts", rec.Attempts)
+	}
+	b.WriteString("\n")
+	for _, r := range rec.Reasons {
+		fmt.Fprintf(b, "  - %s: %s\n", r.Code, r.Detail)
+	}
+	if e := rec.Error; e != nil {
+		fmt.Fprintf(b, "  - %s: %s\n", e.Kind, e.Message)
+	}
+	for _, tr := range rec.Truncated {
+		fmt.Fprintf(b, "  (stored in part: %s, %d bytes, %d items originally)\n", tr.Path, tr.Bytes, tr.Items)
+	}
+	fmt.Fprintf(b, "tokens: %d in / %d out; %.0f ms\n", rec.Tokens.In, rec.Tokens.Out, float64(rec.Duration))
+}
+
+func writeCall(b *strings.Builder, i int, c record.Call) {
+	fmt.Fprintf(b, "  call %d: %s", i, c.Tool)
+	var marks []string
+	if c.Confirm != "" {
+		marks = append(marks, c.Confirm)
+	}
+	if c.Malformed {
+		marks = append(marks, "malformed")
+	}
+	if c.NotOffered {
+		marks = append(marks, "not offered")
+	}
+	if c.NotExecuted != "" {
+		marks = append(marks, "not executed: "+c.NotExecuted)
+	}
+	if c.IsError {
+		marks = append(marks, "isError")
+	}
+	for _, e := range c.Elicitations {
+		marks = append(marks, "elicitation "+e)
+	}
+	if len(marks) > 0 {
+		fmt.Fprintf(b, "  [%s]", strings.Join(marks, ", "))
+	}
+	fmt.Fprintf(b, "  %.0f ms\n", float64(c.Latency))
+	args := c.RawArgs
+	if c.Args != nil || args == "" {
+		if j, err := json.MarshalIndent(c.Args, "", "  "); err == nil && c.Args != nil {
+			args = string(j)
+		} else if args == "" {
+			args = "{}"
+		}
+	}
+	fmt.Fprintf(b, "    args:\n%s\n", indent(args, "      "))
+	fmt.Fprintf(b, "    result:\n%s\n", indent(c.Result, "      "))
+	if c.Structured != nil {
+		if j, err := json.MarshalIndent(c.Structured, "", "  "); err == nil {
+			fmt.Fprintf(b, "    structured:\n%s\n", indent(string(j), "      "))
+		}
+	}
+}
+
+// indent prefixes every line of s with p.
+func indent(s, p string) string {
+	return p + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+p)
+}
