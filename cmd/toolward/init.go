@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolward/toolward/engine"
 	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/internal/generate/scaffold"
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
@@ -175,7 +176,7 @@ func doInit(f *initFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, s := range skipped {
-		fmt.Fprintln(stderr, "toolward init: skipped tool", s)
+		fmt.Fprintln(stderr, "toolward init: skipped tool", report.DisplayLine(s))
 	}
 	if err := scaffold.Write(f.dir, files); err != nil {
 		return err
@@ -185,7 +186,7 @@ func doInit(f *initFlags, stdout, stderr io.Writer) error {
 	if n == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(stdout, "wrote %d case skeleton%s for %s %s to %s\n", n, plural, info.Name, info.Version, f.dir)
+	fmt.Fprintf(stdout, "wrote %d case skeleton%s for %s %s to %s\n", n, plural, report.DisplayLine(info.Name), report.DisplayLine(info.Version), f.dir)
 	fmt.Fprintf(stdout, "next: fill in each golden, then toolward validate %s/cases %s/toolward.cue\n", strings.TrimSuffix(f.dir, "/"), strings.TrimSuffix(f.dir, "/"))
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/runconfig"
 )
@@ -546,13 +547,13 @@ func writeToolsJSON(w io.Writer, out *toolsOutput) error {
 func writeToolsText(w io.Writer, out *toolsOutput) error {
 	var b bytes.Buffer
 	s := out.Server
-	fmt.Fprintf(&b, "server: %s %s (%s), MCP %s\n", textSafe(s.Name), textSafe(s.Version), s.Connection, textSafe(s.ProtocolVersion))
+	fmt.Fprintf(&b, "server: %s %s (%s), MCP %s\n", report.DisplayLine(s.Name), report.DisplayLine(s.Version), s.Connection, report.DisplayLine(s.ProtocolVersion))
 	fmt.Fprintf(&b, "%s; %s; descriptions %s\n", plural(len(out.Tools), "tool"), schemaSource(out.Backend), out.Descriptions)
 	if len(out.ProbeOnly) > 0 {
-		fmt.Fprintf(&b, "kept from the model, for state probes only: %s\n", textSafe(strings.Join(out.ProbeOnly, ", ")))
+		fmt.Fprintf(&b, "kept from the model, for state probes only: %s\n", report.DisplayLine(strings.Join(out.ProbeOnly, ", ")))
 	}
 	for _, t := range out.Tools {
-		fmt.Fprintf(&b, "\n%s\n", textSafe(t.Name))
+		fmt.Fprintf(&b, "\n%s\n", report.DisplayLine(t.Name))
 		label := "description"
 		if t.DescriptionSet != "" {
 			label += " (set " + t.DescriptionSet + ")"
@@ -580,7 +581,7 @@ func writeToolsText(w io.Writer, out *toolsOutput) error {
 		if c.IsError {
 			status = "error result"
 		}
-		fmt.Fprintf(&b, "\ncall %s (confirm %s", textSafe(c.Name), c.Confirm)
+		fmt.Fprintf(&b, "\ncall %s (confirm %s", report.DisplayLine(c.Name), c.Confirm)
 		if c.Decision != "" {
 			fmt.Fprintf(&b, ", %s", c.Decision)
 		}
@@ -601,17 +602,11 @@ func schemaSource(backend string) string {
 	return "name, description and parameters as backend " + backend + " sends them"
 }
 
-// textSafe replaces control characters other than newline and tab with
-// U+FFFD: what a server sends must not drive the user's terminal. (JSON
-// output escapes them anyway.)
-func textSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
-}
+// textSafe shows the control and bidirectional characters of text a
+// server sent as visible escapes (report.DisplaySafe), newlines kept:
+// what a server sends must not drive the user's terminal or reorder what
+// it shows. (JSON output escapes control characters anyway.)
+func textSafe(s string) string { return report.DisplaySafe(s) }
 
 // indentRest indents every line of s after the first.
 func indentRest(s, indent string) string {

@@ -66,6 +66,16 @@ func displaySafe(s string) string {
 	return b.String()
 }
 
+// DisplaySafe is displaySafe for other printers of what a server or a
+// model sent (toolward tools, init): hidden controls as visible escapes.
+func DisplaySafe(s string) string { return displaySafe(s) }
+
+// DisplayLine is DisplaySafe for text that must stay on one line (a tool
+// name): newlines and tabs are shown as \n and \t too.
+func DisplayLine(s string) string {
+	return displaySafe(strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(s))
+}
+
 // isDisplaySafe reports whether displaySafe would leave s unchanged.
 func isDisplaySafe(s string) bool {
 	for i, r := range s {

@@ -16,6 +16,8 @@ package scaffold
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -101,7 +103,7 @@ func Files(o Options) (files map[string][]byte, skipped []string, err error) {
 	ids := map[string]bool{}
 	for _, t := range o.Tools {
 		if !nameRE.MatchString(t.Name) {
-			skipped = append(skipped, fmt.Sprintf("%s: a case cannot name this tool (tool names in cases are letters, digits and _ . : / -)", t.Name))
+			skipped = append(skipped, fmt.Sprintf("%s: a case cannot name this tool (tool names in cases are letters, digits and _ . : / -)", shortName(t.Name)))
 			continue
 		}
 		id := caseID(t.Name, ids)
@@ -157,12 +159,29 @@ func Write(dir string, files map[string][]byte) error {
 
 var badIDChar = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
 
-// caseID is a case id and file name for a tool: its name made safe, and
-// unique.
+// maxIDLen bounds a case id made from a tool name, which is also a file
+// name (cases/<id>.yaml): far below any file system's name limit.
+const maxIDLen = 64
+
+// shortName cuts a tool name for a message.
+func shortName(name string) string {
+	if len(name) <= 200 {
+		return name
+	}
+	return strings.ToValidUTF8(name[:200], "") + fmt.Sprintf("… (%d bytes)", len(name))
+}
+
+// caseID is a case id and file name for a tool: its name made safe,
+// shortened to maxIDLen (a cut name ends in a hash of the whole name),
+// and unique.
 func caseID(tool string, taken map[string]bool) string {
 	base := strings.TrimLeft(badIDChar.ReplaceAllString(tool, "_"), "_.-")
 	if base == "" {
 		base = "tool"
+	}
+	if len(base) > maxIDLen {
+		sum := sha256.Sum256([]byte(tool))
+		base = base[:maxIDLen-9] + "-" + hex.EncodeToString(sum[:4])
 	}
 	id := base
 	for n := 2; taken[strings.ToLower(id)]; n++ {
