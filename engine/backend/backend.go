@@ -159,6 +159,9 @@ type PromptFit struct {
 	// Need is the full size of a prompt that did not fit, measured with a
 	// larger context; 0 when it was not cut or could not be measured.
 	Need int
+	// Floor, when Need is 0, is the largest context the prompt was found
+	// not to fit (at least Limit).
+	Floor int
 	// Context says what set Limit, e.g. "num_ctx is 4,096".
 	Context string
 	// Fix says what to do when the prompt does not fit, e.g. "set
@@ -175,7 +178,7 @@ func (f *PromptFit) Needs() string {
 	if f.Need > 0 {
 		return Thousands(f.Need)
 	}
-	return "more than " + Thousands(f.Limit)
+	return "more than " + Thousands(max(f.Floor, f.Limit))
 }
 
 // SuggestContext is the context to advise for a prompt of need tokens:

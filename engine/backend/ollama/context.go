@@ -11,13 +11,9 @@ import (
 	"github.com/toolward/toolward/engine/backend/ollamactx"
 )
 
-// maxMeasureCtx caps the context a prompt's full size is measured with:
-// a model's own context may be far larger than its server can hold.
-const maxMeasureCtx = 131072
-
 // MeasurePrompt sends req asking for one output token and reports its
 // prompt's size against the context it gets; a prompt that was cut is
-// measured again with the model's own context, to learn its full size.
+// measured again with larger contexts, to learn its full size.
 func (b *Backend) MeasurePrompt(ctx context.Context, req *backend.Request) (*backend.PromptFit, error) {
 	creq, tools, err := b.request(req)
 	if err != nil {
@@ -57,12 +53,17 @@ func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools 
 
 // fit is the prompt of creq, counted as tokens prompt tokens, against
 // its context: num_ctx when the request sets it, else the one the server
-// gave the model. A prompt that reached it is measured again with the
-// model's own context (at most maxMeasureCtx) to learn its full size.
+// gave the model. A prompt that reached it is measured again with larger
+// contexts (ollamactx.FullSize) to learn its full size.
 func (b *Backend) fit(ctx context.Context, creq *api.ChatRequest, tools [][]byte, tokens int) *backend.PromptFit {
 	f := &backend.PromptFit{Tokens: tokens}
 	if n := intOption(creq.Options["num_ctx"]); n > 0 {
 		f.Limit, f.Context = n, fmt.Sprintf("num_ctx is %d", n)
+		// Ollama gives no model more than its own context.
+		if own := b.win.Trained(ctx, creq.Model); own > 0 && own < n {
+			f.Limit = own
+			f.Context += fmt.Sprintf(", which Ollama caps at the model's own context of %s", backend.Thousands(own))
+		}
 	} else if tokens >= ollamactx.MinContext {
 		limit, guessed := b.win.Limit(ctx, creq.Model)
 		if guessed && tokens != limit {
@@ -75,20 +76,16 @@ func (b *Backend) fit(ctx context.Context, creq *api.ChatRequest, tools [][]byte
 		return f
 	}
 	own := b.win.Trained(ctx, creq.Model)
-	if m := min(own, maxMeasureCtx); m > f.Limit {
-		if n, err := b.countPrompt(ctx, creq, tools, m); err == nil && n < m {
-			f.Need = n
-		}
-	}
+	f.Need, f.Floor = ollamactx.FullSize(f.Limit, own, func(n int) (int, error) { return b.countPrompt(ctx, creq, tools, n) })
 	switch {
 	case f.Need > 0 && own > 0 && backend.SuggestContext(f.Need) > own:
-		f.Fix = fmt.Sprintf("set backend.ollama.num_ctx to %d (the model's own context)", own)
+		f.Fix = fmt.Sprintf("set backend.ollama.num_ctx to %d (the model's own context, the most Ollama gives it)", own)
 	case f.Need > 0:
 		f.Fix = fmt.Sprintf("set backend.ollama.num_ctx to at least %d", backend.SuggestContext(f.Need))
-	case own > 0 && own <= f.Limit:
-		f.Fix = fmt.Sprintf("the model's own context is %s tokens: offer fewer tools or a shorter prompt", backend.Thousands(own))
+	case own > 0 && f.Floor >= own:
+		f.Fix = fmt.Sprintf("the model's own context is %s tokens, the most Ollama gives it: offer fewer tools or a shorter prompt", backend.Thousands(own))
 	default:
-		f.Fix = "set backend.ollama.num_ctx larger"
+		f.Fix = "offer fewer tools or a shorter prompt"
 	}
 	return f
 }

@@ -178,3 +178,71 @@ func TestMeasurePrompt(t *testing.T) {
 		t.Errorf("measuring sent %d scripted requests and %d probes; want only probes", len(srv.Requests()), srv.Probes())
 	}
 }
+
+// TestChatNumCtxCappedByModel: Ollama caps num_ctx at the model's own
+// context (llm/server.go, "requested context size too large for model"),
+// as the real server does with the 4,096-token test models: a num_ctx of
+// 16384 does not let a 15,591-token prompt through, and the message says
+// why and what can.
+func TestChatNumCtxCappedByModel(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.Start(t, fakeollama.Options{
+		Models:  []fakeollama.Model{{Name: "synth-tools", ContextLength: 4096}},
+		Context: 4096,
+		PromptTokens: func(req *api.ChatRequest) int {
+			return 15591
+		},
+		Script: fakeollama.Queue(fakeollama.Reply{Content: "14"}),
+	})
+	b := newBackend(t, srv, Config{NumCtx: 16384})
+	_, err := b.Chat(context.Background(), &backend.Request{Model: "synth-tools", Messages: []backend.Message{{Role: "user", Content: "hi"}}, Tools: tools(64)})
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Kind != backend.KindContextTruncated {
+		t.Fatalf("Chat error = %v; want context_truncated", err)
+	}
+	for _, want := range []string{"needs more than 4,096 tokens", "num_ctx is 16384, which Ollama caps at the model's own context of 4,096", "offer fewer tools"} {
+		if !strings.Contains(be.Msg, want) {
+			t.Errorf("message %q lacks %q", be.Msg, want)
+		}
+	}
+}
+
+// TestRealOllamaTruncation runs against a real Ollama when OLLAMA_URL is
+// set (../shared/real-ollama's up.sh starts one with the synth-tools
+// model; OLLAMA_TOOL_MODEL names another): 64 tools at num_ctx 512 are
+// cut, and Chat and MeasurePrompt say so.
+func TestRealOllamaTruncation(t *testing.T) {
+	url := os.Getenv("OLLAMA_URL")
+	if url == "" {
+		t.Skip("OLLAMA_URL is not set")
+	}
+	model := os.Getenv("OLLAMA_TOOL_MODEL")
+	if model == "" {
+		model = "synth-tools"
+	}
+	b, err := New(Config{Host: url, NumCtx: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := tools(64)
+	for i := range many {
+		many[i].Description = strings.Repeat("Looks something up in a large catalog of records. ", 4)
+		many[i].InputSchema = []byte(`{"type":"object","properties":{"query":{"type":"string","description":"what to look for"},"limit":{"type":"integer"}},"required":["query"]}`)
+	}
+	req := &backend.Request{Model: model, Messages: []backend.Message{{Role: "user", Content: "What is 2 + 3 * 4?"}}, Tools: many}
+	_, err = b.Chat(context.Background(), req)
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Kind != backend.KindContextTruncated {
+		t.Fatalf("Chat error = %v; want context_truncated", err)
+	}
+	t.Log(be.Msg)
+	f, err := b.MeasurePrompt(context.Background(), req)
+	if err != nil || !f.Cut() || f.Tokens != 512 {
+		t.Fatalf("MeasurePrompt = %+v, %v; want cut at 512", f, err)
+	}
+	req.Tools = many[:1]
+	b2, _ := New(Config{Host: url, NumCtx: 2048})
+	if f, err := b2.MeasurePrompt(context.Background(), req); err != nil || f.Cut() {
+		t.Errorf("one tool at num_ctx 2048: %+v, %v; want it to fit", f, err)
+	}
+}

@@ -206,6 +206,34 @@ func (c *Client) Measure(ctx context.Context, body map[string]any, numCtx int) (
 	return out.PromptEvalCount, nil
 }
 
+// MaxMeasure is the largest context FullSize measures a prompt with.
+const MaxMeasure = 131072
+
+// FullSize learns the full size of a prompt cut at limit tokens: count
+// sends it with a context of n and returns the prompt tokens counted. It
+// tries contexts four times larger each time, from 4×limit, up to
+// MaxMeasure and the model's own context own (Ollama caps num_ctx there;
+// 0: unknown), and returns the size once a try is not cut, or else the
+// largest context it was cut at (floor: the prompt is longer) and need 0.
+func FullSize(limit, own int, count func(numCtx int) (int, error)) (need, floor int) {
+	floor = limit
+	top := MaxMeasure
+	if own > 0 {
+		top = min(top, own)
+	}
+	for n := min(max(4*limit, 2048), top); n > floor; n = min(4*n, top) {
+		got, err := count(n)
+		if err != nil || got <= floor {
+			return 0, floor // no answer, or one that says nothing more
+		}
+		if got < n {
+			return got, floor
+		}
+		floor = n
+	}
+	return 0, floor
+}
+
 // IsOllama reports whether the server answers GET /api/version as Ollama
 // does ({"version": "…"}).
 func (c *Client) IsOllama(ctx context.Context) bool {

@@ -59,3 +59,29 @@ func TestTrainedContext(t *testing.T) {
 		}
 	}
 }
+
+func TestFullSize(t *testing.T) {
+	t.Parallel()
+	// A 15,591-token prompt cut at 512: measured at 2048, 8192 (cut),
+	// then 32768 (whole).
+	var tried []int
+	need, _ := FullSize(512, 40960, func(n int) (int, error) { tried = append(tried, n); return min(15591, n), nil })
+	if need != 15591 || len(tried) != 3 || tried[2] != 32768 {
+		t.Errorf("need %d after trying %v", need, tried)
+	}
+	// Longer than MaxMeasure: the floor says how long at least.
+	need, floor := FullSize(4096, 0, func(n int) (int, error) { return n, nil })
+	if need != 0 || floor != MaxMeasure {
+		t.Errorf("need %d, floor %d; want 0 and %d", need, floor, MaxMeasure)
+	}
+	// A server that answers the same count whatever the context.
+	if need, floor := FullSize(512, 0, func(int) (int, error) { return 512, nil }); need != 0 || floor != 512 {
+		t.Errorf("need %d, floor %d", need, floor)
+	}
+	// Ollama caps num_ctx at the model's own context: no try beyond it.
+	tried = nil
+	need, floor = FullSize(512, 4096, func(n int) (int, error) { tried = append(tried, n); return min(15591, n), nil })
+	if need != 0 || floor != 4096 || tried[len(tried)-1] != 4096 {
+		t.Errorf("need %d, floor %d after trying %v; want the prompt longer than the model's 4096", need, floor, tried)
+	}
+}

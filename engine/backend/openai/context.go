@@ -10,9 +10,6 @@ import (
 	"github.com/toolward/toolward/engine/backend/ollamactx"
 )
 
-// maxMeasureCtx caps the context a prompt's full size is measured with.
-const maxMeasureCtx = 131072
-
 // ollama returns a client for the Ollama server behind base_url when
 // base_url is Ollama's /v1 (its root answers /api/version as Ollama),
 // else nil. Ollama's /v1 cuts a prompt longer than the context silently,
@@ -86,22 +83,18 @@ func (b *Backend) fit(ctx context.Context, req *backend.Request, f *backend.Prom
 		return f
 	}
 	own := w.Trained(ctx, req.Model)
-	if m := min(own, maxMeasureCtx); m > f.Limit {
-		if n, err := w.Measure(ctx, b.nativeBody(req), m); err == nil && n < m {
-			f.Need = n
-		}
-	}
-	size := "larger"
-	if f.Need > 0 {
-		size = fmt.Sprint(backend.SuggestContext(f.Need))
+	f.Need, f.Floor = ollamactx.FullSize(f.Limit, own, func(n int) (int, error) { return w.Measure(ctx, b.nativeBody(req), n) })
+	switch {
+	case f.Need > 0:
+		size := backend.SuggestContext(f.Need)
 		if own > 0 {
-			size = fmt.Sprint(min(backend.SuggestContext(f.Need), own))
+			size = min(size, own)
 		}
-		f.Fix = fmt.Sprintf("start the Ollama server with OLLAMA_CONTEXT_LENGTH=%s, or use backend.ollama (host %s) with num_ctx: %s", size, w.Root(), size)
-	} else if own > 0 && own <= f.Limit {
-		f.Fix = fmt.Sprintf("the model's own context is %s tokens: offer fewer tools or a shorter prompt", backend.Thousands(own))
-	} else {
-		f.Fix = fmt.Sprintf("start the Ollama server with a larger OLLAMA_CONTEXT_LENGTH, or use backend.ollama (host %s) with num_ctx", w.Root())
+		f.Fix = fmt.Sprintf("start the Ollama server with OLLAMA_CONTEXT_LENGTH=%d, or use backend.ollama (host %s) with num_ctx: %d", size, w.Root(), size)
+	case own > 0 && f.Floor >= own:
+		f.Fix = fmt.Sprintf("the model's own context is %s tokens, the most Ollama gives it: offer fewer tools or a shorter prompt", backend.Thousands(own))
+	default:
+		f.Fix = "offer fewer tools or a shorter prompt"
 	}
 	return f
 }
