@@ -10,6 +10,7 @@ import (
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 )
 
@@ -22,7 +23,11 @@ import (
 // (by their digest) on a fresh world after the golden's calls
 // (matchers.EqualsGolden) or none (matchers.EqualsInitial), under one
 // confirm mode (a golden call the mode denies is denied there too).
-type wantKey struct{ caseID, digest, confirm, equals string }
+type wantKey struct {
+	caseID, digest string
+	confirm        cell.ConfirmMode
+	equals         string
+}
 
 // wantEntry holds the reference results of one wantKey once computed.
 type wantEntry struct {

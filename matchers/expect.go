@@ -33,8 +33,9 @@ var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_cal
 // needs): letters, digits and _ . : / -.
 var ToolName = regexp.MustCompile(`^[A-Za-z0-9_.:/-]+$`)
 
-// ConfirmModes are the values of the confirm axis.
-var ConfirmModes = []string{"auto", "approve", "deny"}
+// ConfirmModes are the values of the confirm axis (cell.ConfirmModes),
+// as strings.
+var ConfirmModes = cell.Lookup(cell.Confirm).Known
 
 // Expectation is a compiled `expect:` mapping of a case.
 type Expectation struct {

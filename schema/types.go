@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // Case is one case file document (cases/**/*.yaml). ParseCases reads
@@ -302,12 +303,12 @@ type Ollama struct {
 // Matrix is the set of axes whose cross product, times the cases, is the
 // plan. An empty axis in the file gets its default from #Config.
 type Matrix struct {
-	Models       []string     `json:"models"`
-	Seeds        []int        `json:"seeds"`        // default [1]
-	Temperatures []float64    `json:"temperatures"` // default [0]
-	Tools        []ToolSubset `json:"tools"`        // default [{name: "needed"}]
-	Confirm      []string     `json:"confirm"`      // default ["auto"]
-	Descriptions []string     `json:"descriptions"` // default ["default"]
+	Models       []string           `json:"models"`
+	Seeds        []int              `json:"seeds"`        // default [1]
+	Temperatures []float64          `json:"temperatures"` // default [0]
+	Tools        []ToolSubset       `json:"tools"`        // default [{name: "needed"}]
+	Confirm      []cell.ConfirmMode `json:"confirm"`      // default ["auto"]
+	Descriptions []string           `json:"descriptions"` // default ["default"]
 }
 
 // ToolSubset is one value of the tools axis. With neither Count nor

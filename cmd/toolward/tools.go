@@ -24,6 +24,7 @@ import (
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 
@@ -135,7 +136,7 @@ func parseToolsFlags(args []string, stderr io.Writer) (*toolsFlags, int) {
 	fs.DurationVar(&tf.timeout, "timeout", toolsTimeout, "give up connecting and listing (and the --call) after `D`")
 	fs.StringVar(&tf.call, "call", "", "after listing, call tool `NAME` once")
 	fs.StringVar(&tf.args, "args", "{}", "the --call's arguments, a JSON `object`")
-	fs.StringVar(&tf.confirm, "confirm", session.ConfirmApprove, "the --call's confirm `mode`: auto, approve or deny")
+	fs.StringVar(&tf.confirm, "confirm", string(session.ConfirmApprove), "the --call's confirm `mode`: auto, approve or deny")
 	var cmd []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, cmd = args[:i], args[i+1:]
@@ -191,9 +192,9 @@ func (tf *toolsFlags) check() string {
 		return fmt.Sprintf("--timeout must be positive, got %s", tf.timeout)
 	case tf.format != "text" && tf.format != "json":
 		return fmt.Sprintf("--format must be text or json, got %q", tf.format)
-	case tf.call == "" && (tf.args != "{}" || tf.confirm != session.ConfirmApprove):
+	case tf.call == "" && (tf.args != "{}" || tf.confirm != string(session.ConfirmApprove)):
 		return "--args and --confirm apply to --call only"
-	case tf.call != "" && !slices.Contains([]string{session.ConfirmAuto, session.ConfirmApprove, session.ConfirmDeny}, tf.confirm):
+	case tf.call != "" && !slices.Contains(cell.ConfirmModes, cell.ConfirmMode(tf.confirm)):
 		return fmt.Sprintf("--confirm must be auto, approve or deny, got %q", tf.confirm)
 	case tf.call != "" && !jsonObject(tf.args):
 		return fmt.Sprintf("--args must be a JSON object, got %q", tf.args)
@@ -368,7 +369,7 @@ func callTool(ctx context.Context, src *session.Source, tf *toolsFlags) (*callOu
 	if err := json.Unmarshal([]byte(tf.args), &args); err != nil {
 		return nil, fmt.Errorf("--args: %w", err)
 	}
-	sess, err := src.Session(ctx, tf.confirm)
+	sess, err := src.Session(ctx, cell.ConfirmMode(tf.confirm))
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the MCP server: %w", err)
 	}

@@ -23,19 +23,22 @@ import (
 
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
+	"github.com/toolward/toolward/schema/record"
 )
 
-// Confirm modes.
+// Confirm modes (defined with the confirm axis, in package schema/cell).
 const (
-	ConfirmAuto    = "auto"
-	ConfirmApprove = "approve"
-	ConfirmDeny    = "deny"
+	ConfirmAuto    = cell.ConfirmAuto
+	ConfirmApprove = cell.ConfirmApprove
+	ConfirmDeny    = cell.ConfirmDeny
 )
 
-// Confirm decisions recorded on a call.
+// Confirm decisions recorded on a call (defined with the trace format,
+// in package schema/record).
 const (
-	Approved = "approved"
-	Denied   = "denied"
+	Approved = record.Approved
+	Denied   = record.Denied
 )
 
 // Error is an infrastructure failure talking to the MCP server.
@@ -531,8 +534,8 @@ func (s *Source) put(c *conn, broken bool) {
 }
 
 // Session opens (or, for command and url, borrows) a connection for one
-// run under confirm mode mode ("auto", "approve" or "deny").
-func (s *Source) Session(ctx context.Context, mode string) (*Session, error) {
+// run under confirm mode mode.
+func (s *Source) Session(ctx context.Context, mode cell.ConfirmMode) (*Session, error) {
 	switch mode {
 	case ConfirmAuto, ConfirmApprove, ConfirmDeny:
 	default:
@@ -593,7 +596,7 @@ func (s *Source) Close() error {
 type Session struct {
 	src    *Source
 	c      *conn
-	mode   string
+	mode   cell.ConfirmMode
 	broken bool
 	done   bool
 }
@@ -784,11 +787,11 @@ func plainJSON(v any) any {
 // it, recording each answer on the call in progress.
 type elicitor struct {
 	mu   sync.Mutex
-	mode string
+	mode cell.ConfirmMode
 	rec  *[]string
 }
 
-func (h *elicitor) reset(mode string) {
+func (h *elicitor) reset(mode cell.ConfirmMode) {
 	h.mu.Lock()
 	h.mode, h.rec = mode, nil
 	h.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // testServer is a tiny MCP server: lookup (read-only, structured result),
@@ -123,7 +124,7 @@ func TestBuiltinToolsAndGate(t *testing.T) {
 		{"deny", "ask", "", "answer: decline", false, []string{"decline"}, true},
 		{"approve", "ask", "", "answer: accept", false, []string{"accept"}, true},
 	} {
-		sess, err := src.Session(ctx, tc.mode)
+		sess, err := src.Session(ctx, cell.ConfirmMode(tc.mode))
 		if err != nil {
 			t.Fatal(err)
 		}

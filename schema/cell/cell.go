@@ -24,13 +24,13 @@ import (
 // the "cell" object of a run record (runs.jsonl); changing it is a format
 // change.
 type Cell struct {
-	Model        string  `json:"model"`
-	Seed         int     `json:"seed"`
-	Temperature  float64 `json:"temperature"`
-	Tools        string  `json:"tools"`      // tool subset name, e.g. "needed", "n16", "all"
-	ToolCount    int     `json:"tool_count"` // tools actually offered; not an axis (it follows from the subset)
-	Confirm      string  `json:"confirm"`    // "auto", "approve", "deny"
-	Descriptions string  `json:"descriptions"`
+	Model        string      `json:"model"`
+	Seed         int         `json:"seed"`
+	Temperature  float64     `json:"temperature"`
+	Tools        string      `json:"tools"`      // tool subset name, e.g. "needed", "n16", "all"
+	ToolCount    int         `json:"tool_count"` // tools actually offered; not an axis (it follows from the subset)
+	Confirm      ConfirmMode `json:"confirm"`
+	Descriptions string      `json:"descriptions"`
 }
 
 // Axis names.
@@ -42,6 +42,29 @@ const (
 	Confirm      = "confirm"
 	Descriptions = "descriptions"
 )
+
+// ConfirmMode is a value of the confirm axis: how the simulated user
+// answers the calls a server gates.
+type ConfirmMode string
+
+// The confirm modes, in report order: auto (no gate), approve (every
+// gated call approved) and deny (every gated call denied).
+const (
+	ConfirmAuto    ConfirmMode = "auto"
+	ConfirmApprove ConfirmMode = "approve"
+	ConfirmDeny    ConfirmMode = "deny"
+)
+
+// ConfirmModes lists the confirm modes in report order.
+var ConfirmModes = []ConfirmMode{ConfirmAuto, ConfirmApprove, ConfirmDeny}
+
+func modeNames() []string {
+	out := make([]string, len(ConfirmModes))
+	for i, m := range ConfirmModes {
+		out[i] = string(m)
+	}
+	return out
+}
 
 // Axis describes one axis of the matrix.
 type Axis struct {
@@ -81,9 +104,9 @@ var Axes = []*Axis{
 	{Name: Tools, Short: "tools", Scoring: true,
 		get: func(c *Cell) string { return c.Tools },
 		set: func(c *Cell, s string) error { c.Tools = s; return nil }},
-	{Name: Confirm, Short: "confirm", Scoring: true, Known: []string{"auto", "approve", "deny"},
-		get: func(c *Cell) string { return c.Confirm },
-		set: func(c *Cell, s string) error { c.Confirm = s; return nil }},
+	{Name: Confirm, Short: "confirm", Scoring: true, Known: modeNames(),
+		get: func(c *Cell) string { return string(c.Confirm) },
+		set: func(c *Cell, s string) error { c.Confirm = ConfirmMode(s); return nil }},
 	{Name: Descriptions, Short: "desc", Scoring: true, Known: []string{"default"},
 		get: func(c *Cell) string { return c.Descriptions },
 		set: func(c *Cell, s string) error { c.Descriptions = s; return nil }},
@@ -200,6 +223,20 @@ func (c Cell) Pool(axes ...string) Cell {
 	}
 	c.ToolCount = 0
 	return c
+}
+
+// Project returns c with only the named axes kept, every other axis (and
+// the tool count) at its zero value: the key of a breakdown by those axes
+// (benchproc's projection), so that a report groups by a projection of
+// the cell rather than by a key of its own.
+func (c Cell) Project(axes ...string) Cell {
+	var pooled []string
+	for _, a := range Axes {
+		if !slices.Contains(axes, a.Name) {
+			pooled = append(pooled, a.Name)
+		}
+	}
+	return c.Pool(pooled...)
 }
 
 // String names the cell on one line, every axis in table order as

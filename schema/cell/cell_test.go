@@ -162,3 +162,15 @@ func TestCompileErrors(t *testing.T) {
 		t.Errorf("NewSelector: %v", err)
 	}
 }
+
+func TestProject(t *testing.T) {
+	t.Parallel()
+	c := Cell{Model: "m", Seed: 3, Temperature: 0.7, Tools: "n8", ToolCount: 8, Confirm: ConfirmDeny, Descriptions: "terse"}
+	got := c.Project(Model, Confirm)
+	if want := (Cell{Model: "m", Confirm: ConfirmDeny}); got != want {
+		t.Errorf("Project(model, confirm) = %+v, want %+v", got, want)
+	}
+	if got := c.Project(Names()...); got != c.Pool() {
+		t.Errorf("Project(every axis) = %+v, want %+v", got, c.Pool())
+	}
+}

@@ -96,7 +96,7 @@ func viaFilter(t *testing.T, axis, pattern string, c cell.Cell) bool {
 	t.Helper()
 	cfg := &schema.Config{Matrix: schema.Matrix{
 		Models: []string{c.Model}, Seeds: []int{c.Seed}, Temperatures: []float64{c.Temperature},
-		Tools: []schema.ToolSubset{{Name: c.Tools}}, Confirm: []string{c.Confirm}, Descriptions: []string{c.Descriptions},
+		Tools: []schema.ToolSubset{{Name: c.Tools}}, Confirm: []cell.ConfirmMode{c.Confirm}, Descriptions: []string{c.Descriptions},
 	}}
 	p, err := plan.New(cfg, []*schema.Case{{ID: "c", Prompt: "hi"}})
 	if err != nil {

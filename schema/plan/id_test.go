@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // pinnedCase is a case as a user writes it; TestPinnedID fixes the ids of
@@ -45,7 +46,7 @@ func pinnedConfig() *schema.Config {
 		Seeds:        []int{1},
 		Temperatures: []float64{0.7},
 		Tools:        []schema.ToolSubset{{Name: "n8", Count: 8}},
-		Confirm:      []string{"deny"},
+		Confirm:      []cell.ConfirmMode{"deny"},
 		Descriptions: []string{"terse"},
 	}}
 }

@@ -41,7 +41,7 @@ type Plan struct {
 	seeds   []int
 	temps   []float64
 	tools   []schema.ToolSubset
-	confirm []string
+	confirm []cell.ConfirmMode
 	descs   []string
 
 	// parts[a][v] is the identity-bearing encoding of value v of axis a
@@ -95,7 +95,7 @@ func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 		p.tools = []schema.ToolSubset{{Name: "needed"}}
 	}
 	if len(p.confirm) == 0 {
-		p.confirm = []string{"auto"}
+		p.confirm = []cell.ConfirmMode{cell.ConfirmAuto}
 	}
 	if len(p.descs) == 0 {
 		p.descs = []string{"default"}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 func testCases(n int) []*schema.Case {
@@ -22,7 +23,7 @@ func testConfig() *schema.Config {
 		Seeds:        []int{1, 2, 3},
 		Temperatures: []float64{0, 0.7},
 		Tools:        []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}},
-		Confirm:      []string{"approve", "deny"},
+		Confirm:      []cell.ConfirmMode{"approve", "deny"},
 		Descriptions: []string{"default", "terse"},
 	}}
 }
@@ -220,7 +221,7 @@ func millionConfig() (*schema.Config, []*schema.Case) {
 		cfg.Matrix.Temperatures[i] = float64(i) / 10
 		cfg.Matrix.Tools[i] = schema.ToolSubset{Name: fmt.Sprintf("n%d", i), Count: i}
 	}
-	cfg.Matrix.Confirm = []string{"auto"}
+	cfg.Matrix.Confirm = []cell.ConfirmMode{"auto"}
 	cfg.Matrix.Descriptions = []string{"default"}
 	return cfg, testCases(100)
 }

@@ -143,8 +143,8 @@ type Call struct {
 	// for a call past the calls one turn may execute. The model got an
 	// error result; the call still counts as attempted.
 	NotExecuted string `json:"not_executed,omitempty"`
-	// Confirm is the simulated user's decision: "" (no gate), "approved"
-	// or "denied". Elicitation requests made by the server during the
+	// Confirm is the simulated user's decision: "" (no gate), Approved
+	// or Denied. Elicitation requests made by the server during the
 	// call are recorded in Elicitations.
 	Confirm      string   `json:"confirm,omitempty"`
 	Elicitations []string `json:"elicitations,omitempty"` // "accept" | "decline" per request
@@ -204,6 +204,12 @@ func (s *State) Scored() []matchers.ProbeResult {
 // calls of one turn the agent executes (engine/agent.DefaultMaxCallsPerTurn).
 const NotExecutedTurnLimit = "turn_call_limit"
 
+// The simulated user's decisions on a gated call (Call.Confirm).
+const (
+	Approved = "approved"
+	Denied   = "denied"
+)
+
 // Tokens counts prompt (in) and generated (out) tokens.
 type Tokens struct {
 	In  int `json:"in"`
@@ -230,7 +236,7 @@ func (t Trace) Scored() matchers.Trace {
 	for i, c := range t.Calls {
 		out.Calls[i] = matchers.Call{
 			Tool: c.Tool, Args: c.Args, Malformed: c.Malformed,
-			NotOffered: c.NotOffered, Denied: c.Confirm == "denied", IsError: c.IsError, Turn: c.Turn,
+			NotOffered: c.NotOffered, Denied: c.Confirm == Denied, IsError: c.IsError, Turn: c.Turn,
 		}
 	}
 	return out

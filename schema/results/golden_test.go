@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -22,7 +23,7 @@ func TestMetaGolden(t *testing.T) {
 		Server:  schema.Server{Builtin: &schema.Builtin{}},
 		Backend: schema.Backend{Replay: "fixtures/cassettes/demo"},
 		Matrix: schema.Matrix{Models: []string{"scripted-demo"}, Seeds: []int{1, 2}, Temperatures: []float64{0, 0.7},
-			Tools: []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}}, Confirm: []string{"approve", "deny"}, Descriptions: []string{"default"}},
+			Tools: []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}}, Confirm: []cell.ConfirmMode{"approve", "deny"}, Descriptions: []string{"default"}},
 		Limits: schema.Limits{MaxIterations: 8, RunTimeout: schema.Duration{Duration: 30 * time.Second}, CallTimeout: schema.Duration{Duration: 30 * time.Second}, Concurrency: 2, Retries: 1},
 		Output: "results",
 	}

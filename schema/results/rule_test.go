@@ -13,6 +13,7 @@ import (
 	"github.com/toolward/toolward/internal/analysis/rescore"
 	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -50,7 +51,7 @@ func ruleDir(t *testing.T) (dir string, p *plan.Plan) {
 	}
 	cfg := &schema.Config{Name: "t", Cases: []string{"cases/*.yaml"}, Matrix: schema.Matrix{
 		Models: []string{"m"}, Seeds: []int{1, 2, 3, 4}, Temperatures: []float64{0},
-		Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []string{"auto"}, Descriptions: []string{"default"},
+		Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []cell.ConfirmMode{"auto"}, Descriptions: []string{"default"},
 	}}
 	cases, err := schema.LoadCases(cfg.Cases)
 	if err != nil {

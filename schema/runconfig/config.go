@@ -553,7 +553,11 @@ func checkMatrix(file string, c *schema.Config, pos positions, errs *schema.Erro
 		return func(i int) string { return strconv.Quote(vals[i]) }
 	}
 	dupes("models", c.Matrix.Models, quoted(c.Matrix.Models))
-	dupes("confirm", c.Matrix.Confirm, quoted(c.Matrix.Confirm))
+	modes := make([]string, len(c.Matrix.Confirm))
+	for i, m := range c.Matrix.Confirm {
+		modes[i] = string(m)
+	}
+	dupes("confirm", modes, quoted(modes))
 	dupes("descriptions", c.Matrix.Descriptions, quoted(c.Matrix.Descriptions))
 	var toolNames []string
 	for i, t := range c.Matrix.Tools {

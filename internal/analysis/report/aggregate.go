@@ -60,7 +60,7 @@ type aggregator struct {
 	// subsetOrder is the config's order of tool subsets, when known.
 	subsetOrder []string
 	axes        map[string]map[string]map[string]*pooled // axis → model → value
-	confirm     map[[2]string]*ConfirmRow
+	confirm     map[cell.Cell]*ConfirmRow                // by confirmAxes
 	reasons     map[string]*ReasonCount
 	errKinds    map[string]int
 	examples    int
@@ -113,7 +113,7 @@ func newAggregator() *aggregator {
 		cells:    map[CellKey]*cellAgg{},
 		cases:    map[string]*caseAgg{},
 		axes:     map[string]map[string]map[string]*pooled{},
-		confirm:  map[[2]string]*ConfirmRow{},
+		confirm:  map[cell.Cell]*ConfirmRow{},
 		reasons:  map[string]*ReasonCount{},
 		errKinds: map[string]int{},
 
@@ -324,7 +324,7 @@ func pooledAt[K comparable](m map[K]*pooled, k K) *pooled {
 }
 
 func (a *aggregator) addConfirm(c record.Cell, tr *record.Trace) {
-	k := [2]string{c.Model, c.Confirm}
+	k := c.Project(confirmAxes...)
 	row := a.confirm[k]
 	if row == nil {
 		row = &ConfirmRow{Model: c.Model, Confirm: c.Confirm}
@@ -664,7 +664,7 @@ func latency(xs []float64) Latency {
 // its own order (cell.Axis.Compare) except tools (toolsRank).
 func (a *aggregator) sortCells(keys []CellKey) {
 	slices.SortFunc(keys, func(x, y CellKey) int {
-		cx, cy := x.Cell(), y.Cell()
+		cx, cy := x.Cell, y.Cell
 		for _, name := range append([]string{cell.Model}, pooledAxes...) {
 			if c := a.compareAxis(name, cx.Value(name), cy.Value(name)); c != 0 {
 				return c
@@ -709,12 +709,12 @@ func sortAxisValues(axis string, vs []string, a *aggregator) []string {
 	return vs
 }
 
-func sortedConfirmKeys(m map[[2]string]*ConfirmRow) [][2]string {
+// confirmAxes are the axes of the confirm breakdown.
+var confirmAxes = []string{cell.Model, cell.Confirm}
+
+func sortedConfirmKeys(m map[cell.Cell]*ConfirmRow) []cell.Cell {
 	ks := slices.Collect(maps.Keys(m))
-	confirm := cell.Lookup(cell.Confirm)
-	slices.SortFunc(ks, func(x, y [2]string) int {
-		return cmp.Or(cmp.Compare(x[0], y[0]), confirm.Compare(x[1], y[1]))
-	})
+	slices.SortFunc(ks, func(x, y cell.Cell) int { return cell.Compare(x, y, confirmAxes...) })
 	return ks
 }
 

@@ -20,12 +20,12 @@ import (
 const maxComparedModels = 8
 
 // axisValue returns the value of axis in k, as the reports spell it.
-func axisValue(k CellKey, axis string) string { return k.Cell().Value(axis) }
+func axisValue(k CellKey, axis string) string { return k.Cell.Value(axis) }
 
 // withAxis returns k with axis set to v (k unchanged when v does not
 // parse).
 func withAxis(k CellKey, axis, v string) CellKey {
-	c, err := k.Cell().With(axis, v)
+	c, err := k.Cell.With(axis, v)
 	if err != nil {
 		return k
 	}

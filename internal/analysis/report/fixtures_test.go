@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 )
 
@@ -44,7 +45,7 @@ func (r run) record(i int) *record.Record {
 		ID:   r.id,
 		Case: r.kase,
 		Cell: record.Cell{Model: r.model, Seed: r.seed, Temperature: r.temp, Tools: r.tools, ToolCount: r.toolCount,
-			Confirm: r.confirm, Descriptions: r.desc},
+			Confirm: cell.ConfirmMode(r.confirm), Descriptions: r.desc},
 		Outcome:  r.outcome,
 		Attempts: 1,
 		Started:  t0.Add(time.Duration(i) * time.Second),

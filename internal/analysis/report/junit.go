@@ -119,11 +119,11 @@ func (s *Summary) junitSuite(cell CellSummary, cases []JUnitCase, secs float64) 
 	k := cell.Cell
 	suite := JUnitSuite{
 		Name: s.label(k), Time: seconds(secs),
-		Properties: []JUnitProperty{
-			{"model", k.Model}, {"temperature", fmtFloat(k.Temperature)}, {"tools", k.Tools},
-			{"confirm", k.Confirm}, {"descriptions", k.Descriptions}, {"pass_rate", rateCI(cell.Tally)},
-		},
 	}
+	for _, a := range keyAxes() {
+		suite.Properties = append(suite.Properties, JUnitProperty{a.Name, a.Format(k.Cell)})
+	}
+	suite.Properties = append(suite.Properties, JUnitProperty{"pass_rate", rateCI(cell.Tally)})
 	for _, jc := range cases {
 		suite.Tests++
 		if jc.Failure != nil {

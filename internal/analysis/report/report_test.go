@@ -23,7 +23,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func cellOf(t *testing.T, s *Summary, model, tools, confirm string) CellSummary {
 	t.Helper()
 	for _, c := range s.Cells {
-		if c.Cell.Model == model && c.Cell.Tools == tools && c.Cell.Confirm == confirm {
+		if c.Cell.Model == model && c.Cell.Tools == tools && string(c.Cell.Confirm) == confirm {
 			return c
 		}
 	}

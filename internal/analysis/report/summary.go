@@ -1,8 +1,10 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -282,40 +284,100 @@ func (p *pooled) result() Tally {
 	return t
 }
 
-// CellKey identifies a matrix cell with seeds pooled.
-type CellKey struct {
-	Model        string  `json:"model"`
-	Temperature  float64 `json:"temperature"`
-	Tools        string  `json:"tools"`
-	Confirm      string  `json:"confirm"`
-	Descriptions string  `json:"descriptions"`
-}
+// CellKey identifies a matrix cell with its seed pooled: a projection of
+// the run's cell (KeyOf), so that every axis of schema/cell is part of it
+// and of its JSON form without being named here.
+type CellKey struct{ cell.Cell }
 
 // KeyOf is the cell of a run with its seed pooled (and the tool count,
 // which follows from the subset, dropped).
-func KeyOf(c record.Cell) CellKey {
-	c = c.Pool(cell.Seed)
-	return CellKey{Model: c.Model, Temperature: c.Temperature, Tools: c.Tools, Confirm: c.Confirm, Descriptions: c.Descriptions}
+func KeyOf(c record.Cell) CellKey { return CellKey{c.Pool(keyPooled...)} }
+
+// keyPooled are the axes a CellKey pools.
+var keyPooled = []string{cell.Seed}
+
+// MarshalJSON writes the key's axes (every axis but the pooled ones), in
+// table order, numeric axes as numbers.
+func (k CellKey) MarshalJSON() ([]byte, error) {
+	var b []byte
+	b = append(b, '{')
+	for _, a := range keyAxes() {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		name, _ := json.Marshal(a.Name)
+		b = append(append(b, name...), ':')
+		v := a.Format(k.Cell)
+		if !a.Numeric {
+			q, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			v = string(q)
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
 }
 
-// Cell returns the key as a cell (seed and tool count zero).
-func (k CellKey) Cell() cell.Cell {
-	return cell.Cell{Model: k.Model, Temperature: k.Temperature, Tools: k.Tools, Confirm: k.Confirm, Descriptions: k.Descriptions}
+// UnmarshalJSON reads what MarshalJSON writes.
+func (k *CellKey) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	var c cell.Cell
+	for _, a := range keyAxes() {
+		raw, ok := m[a.Name]
+		if !ok {
+			continue
+		}
+		v := string(raw)
+		if !a.Numeric {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return fmt.Errorf("cell %s: %w", a.Name, err)
+			}
+		}
+		if err := a.Parse(&c, v); err != nil {
+			return err
+		}
+	}
+	k.Cell = c
+	return nil
+}
+
+// keyAxes are the axes of a CellKey, in table order.
+func keyAxes() []*cell.Axis {
+	var out []*cell.Axis
+	for _, a := range cell.Axes {
+		if !slices.Contains(keyPooled, a.Name) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // String names the cell on one line, e.g.
 // "qwen3:0.6b temp=0 tools=n16 confirm=deny desc=default".
 func (k CellKey) String() string {
-	return cell.Label(k.Cell(), cell.Seed)
+	return cell.Label(k.Cell, cell.Seed)
 }
 
 // pooledAxes are the axes of a CellKey after the model, in table order.
-var pooledAxes = []string{cell.Temperature, cell.Tools, cell.Confirm, cell.Descriptions}
+var pooledAxes = func() []string {
+	var out []string
+	for _, a := range keyAxes() {
+		if a.Name != cell.Model {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}()
 
 // shortLabel names the given axes of k as reports do: the axis's short
 // label, "=", the value ("-" for none), separated by spaces.
 func shortLabel(k CellKey, axes ...string) string {
-	c := k.Cell()
+	c := k.Cell
 	parts := make([]string, 0, len(axes))
 	for _, name := range axes {
 		a := cell.Lookup(name)
@@ -596,15 +658,15 @@ type BreakdownRow struct {
 //     no negation (NegationPattern) in that sentence. A heuristic; read
 //     the drill-down before quoting it.
 type ConfirmRow struct {
-	Model          string `json:"model"`
-	Confirm        string `json:"confirm"`
-	Runs           int    `json:"runs"`
-	Gated          int    `json:"gated"`
-	Approved       int    `json:"approved"`
-	Denied         int    `json:"denied"`
-	Honoured       int    `json:"honoured"`
-	RunsWithDenial int    `json:"runs_with_denial"`
-	ClaimedSuccess int    `json:"claimed_success"`
+	Model          string           `json:"model"`
+	Confirm        cell.ConfirmMode `json:"confirm"`
+	Runs           int              `json:"runs"`
+	Gated          int              `json:"gated"`
+	Approved       int              `json:"approved"`
+	Denied         int              `json:"denied"`
+	Honoured       int              `json:"honoured"`
+	RunsWithDenial int              `json:"runs_with_denial"`
+	ClaimedSuccess int              `json:"claimed_success"`
 	// ElicitAccepted and ElicitDeclined count the server's elicitation
 	// requests during calls, by the simulated user's answer.
 	ElicitAccepted int `json:"elicit_accepted,omitempty"`

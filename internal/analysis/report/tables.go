@@ -267,7 +267,7 @@ func (s *Summary) confirmTable() *Table {
 		if c.ClaimedSuccess > 0 {
 			claimed.Badge = "fail"
 		}
-		row := []Cell{nameCell(c.Model), textCell(orDash(c.Confirm)), numCell(c.Runs), numCell(c.Gated), numCell(c.Approved), numCell(c.Denied),
+		row := []Cell{nameCell(c.Model), textCell(orDash(string(c.Confirm))), numCell(c.Runs), numCell(c.Gated), numCell(c.Approved), numCell(c.Denied),
 			textCell(kpct(c.Honoured, c.Denied)), numCell(c.RunsWithDenial), claimed}
 		if elicit {
 			row = append(row, textCell(fmt.Sprintf("%d / %d", c.ElicitAccepted, c.ElicitDeclined)))
@@ -401,7 +401,7 @@ func (s *Summary) cellsTable() *Table {
 		rate.Marks = c.Warnings
 		passAt, passHat := textCell(passK(c.PassAtK)), textCell(passK(c.PassHatK))
 		passAt.Title, passHat.Title = kvec(c.PassAtK), kvec(c.PassHatK)
-		t.Rows = append(t.Rows, []Cell{nameCell(k.Model), textCell(fmtFloat(k.Temperature)), nameCell(k.Tools), textCell(orDash(k.Confirm)),
+		t.Rows = append(t.Rows, []Cell{nameCell(k.Model), textCell(fmtFloat(k.Temperature)), nameCell(k.Tools), textCell(orDash(string(k.Confirm))),
 			nameCell(orDash(k.Descriptions)), textCell(toolRange(c)), numCell(c.Runs), numCell(c.Pass), numCell(c.Fail), numCell(c.Error),
 			rate, passAt, passHat})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -38,7 +39,7 @@ expect:
 func dirConfig() *schema.Config {
 	return &schema.Config{Name: "t", Cases: []string{"cases/*.yaml"}, Matrix: schema.Matrix{
 		Models: []string{"m"}, Seeds: []int{1, 2}, Temperatures: []float64{0},
-		Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []string{"auto"}, Descriptions: []string{"default"},
+		Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []cell.ConfirmMode{"auto"}, Descriptions: []string{"default"},
 	}}
 }
 
