@@ -130,7 +130,7 @@ func (s *Summary) newCaseView(c failingCase, anchor string) caseView {
 	for _, cc := range c.Cells {
 		if cc.Example != nil {
 			ev := newExampleView(s.label(cc.Cell), cc.Example)
-			ev.ShowCell = ShowCommand(c.ID, cc.Cell.Cell().Pool(cell.Seed).Values())
+			ev.ShowCell = ShowCommand(c.ID, cc.Cell.Cell.Pool(cell.Seed).Values())
 			cv.Examples = append(cv.Examples, ev)
 		}
 	}
