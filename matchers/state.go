@@ -300,7 +300,7 @@ func diffJSON(want, have any) []string {
 		gl, gIsList := g.([]any)
 		if wIsList && gIsList {
 			if len(wl) != len(gl) {
-				emit(fmt.Sprintf("want %d elements, got %d", len(wl), len(gl)))
+				emit(fmt.Sprintf("want %s, got %d", plural(len(wl), "element"), len(gl)))
 			}
 			for i := range min(len(wl), len(gl)) {
 				walk(p+relIdx(i), wl[i], gl[i], true, true)
@@ -483,4 +483,12 @@ func (jp jsonPath) remove(v any) any {
 		return out
 	}
 	return v
+}
+
+// plural spells n things: "1 element", "3 elements".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -138,6 +138,26 @@ func (s *Source) startWarm() {
 	go p.fill()
 }
 
+// WarmStartTimeout bounds the start of a process of the warm pool, up to
+// the end of its initialize handshake. It is longer than a later
+// connection's HandshakeTimeout: a pool start is made ahead of the run
+// that takes it, and an npx server on a loaded machine may take tens of
+// seconds; a hung one still ends.
+const WarmStartTimeout = 2 * time.Minute
+
+// warmStart marks the context of a warm pool's dial.
+type warmStart struct{}
+
+// handshakeTimeout is the bound of a later connection's initialize
+// handshake: Options.HandshakeTimeout, or WarmStartTimeout for a start
+// of the warm pool.
+func (s *Source) handshakeTimeout(ctx context.Context) time.Duration {
+	if ctx.Value(warmStart{}) != nil {
+		return max(WarmStartTimeout, s.opts.HandshakeTimeout)
+	}
+	return s.opts.HandshakeTimeout
+}
+
 // fill starts a process whenever a slot is free, until stop.
 func (p *warmPool) fill() {
 	defer p.wg.Done()
@@ -150,7 +170,7 @@ func (p *warmPool) fill() {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			c, err := p.s.dial(p.s.life, false)
+			c, err := p.s.dial(context.WithValue(p.s.life, warmStart{}, true), false)
 			select {
 			case <-p.done:
 				if c != nil {

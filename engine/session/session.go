@@ -477,7 +477,7 @@ func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool,
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "toolward", Version: cmp.Or(s.opts.ClientVersion, "dev")}
 	hctx := ctx
-	if d := s.opts.HandshakeTimeout; d > 0 && !startup {
+	if d := s.handshakeTimeout(ctx); d > 0 && !startup {
 		var cancel context.CancelFunc
 		hctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
@@ -490,7 +490,11 @@ func (s *Source) initialize(ctx context.Context, c *client.Client, startup bool,
 	case err == nil:
 		return hello, nil
 	case ctx.Err() == nil && hctx.Err() != nil:
-		return nil, &Error{Kind: "timeout", Msg: fmt.Sprintf("%s did not answer the initialize handshake within %s (limits.call_timeout)", s.describe(), s.opts.HandshakeTimeout), Retryable: true, Err: err}
+		bound := "limits.call_timeout"
+		if ctx.Value(warmStart{}) != nil {
+			bound = "the warm pool's start-up bound"
+		}
+		return nil, &Error{Kind: "timeout", Msg: fmt.Sprintf("%s did not answer the initialize handshake within %s (%s)", s.describe(), s.handshakeTimeout(ctx), bound), Retryable: true, Err: err}
 	default:
 		e := &Error{Kind: "mcp", Msg: "initializing " + s.describe(), Retryable: true, Err: err}
 		if s.opts.Server.URL != "" && errors.Is(err, transport.ErrLegacySSEServer) {
