@@ -658,10 +658,11 @@ func (s *Session) call(ctx context.Context, name string, args map[string]any, ti
 		err error
 	}
 	done := make(chan answer, 1)
+	afterCall := testAfterCall // read here: the call may outlive the test that set it
 	go func() {
 		out, err := s.c.c.CallTool(cctx, req)
-		if testAfterCall != nil {
-			testAfterCall()
+		if afterCall != nil {
+			afterCall()
 		}
 		done <- answer{out, err}
 	}()
