@@ -214,6 +214,9 @@ func loadJob(opts Options) (*Loaded, *results.Meta, error) {
 	}
 	meta, err := results.ReadMeta(opts.ResumeDir)
 	if err != nil {
+		if results.LockOnly(opts.ResumeDir) {
+			return nil, nil, fmt.Errorf("cannot resume %s: it holds only %s (its job stopped before it wrote config.json or any run); start the job again in it with --out %s", opts.ResumeDir, results.LockFile, opts.ResumeDir)
+		}
 		return nil, nil, err
 	}
 	if len(opts.Filters) > 0 || opts.Shard != "" || opts.OutDir != "" {

@@ -72,3 +72,26 @@ func TestResumeOfBusyDirectoryRefuses(t *testing.T) {
 		t.Fatalf("resume after the first job ended: %+v, %v", res, err)
 	}
 }
+
+// TestLockOnlyDirectory: a result directory holding only the lock file
+// (its job was killed with -9 before it wrote config.json) is taken by
+// --out, and --resume says to do that; before, neither accepted it.
+func TestLockOnlyDirectory(t *testing.T) {
+	setup(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, results.LockFile), []byte("12345\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Options{ResumeDir: dir, Backend: &scripted{}, Builtin: testServer, Backoff: noBackoff})
+	if err == nil || !strings.Contains(err.Error(), "--out "+dir) {
+		t.Fatalf("resume of a lock-only directory: %v", err)
+	}
+	res, err := Run(context.Background(), Options{ConfigPath: "e2e.cue", OutDir: dir, Backend: &scripted{}, Builtin: testServer, Backoff: noBackoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dir != dir || res.Ran == 0 {
+		t.Fatalf("result %+v", res)
+	}
+}

@@ -139,7 +139,10 @@ func CreateAt(dir string) error {
 
 var errNotEmpty = errors.New("not empty")
 
-// mkdirEmpty creates dir, or accepts it when it exists and is empty.
+// mkdirEmpty creates dir, or accepts it when it exists and is empty, or
+// holds only a lock file (LockOnly): a job killed before it wrote
+// config.json leaves that, and the caller's Lock then refuses the
+// directory if that job is in fact still alive.
 func mkdirEmpty(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -148,10 +151,16 @@ func mkdirEmpty(dir string) error {
 	if err != nil {
 		return err
 	}
-	if len(ents) > 0 {
+	if len(ents) > 0 && !LockOnly(dir) {
 		return fmt.Errorf("%s is %w", dir, errNotEmpty)
 	}
 	return nil
+}
+
+// LockOnly reports whether dir holds nothing but a regular LockFile.
+func LockOnly(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	return err == nil && len(ents) == 1 && ents[0].Name() == LockFile && ents[0].Type().IsRegular()
 }
 
 // WriteMeta writes dir/config.json atomically. A new directory's Meta
