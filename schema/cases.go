@@ -825,3 +825,8 @@ func buildGolden(g map[string]any) *Golden {
 	}
 	return out
 }
+
+// ValidCaseID reports whether id is a case id a case file may have
+// (letters, digits and _ . : / -, starting with a letter or digit).
+// Importers check ids with it, so that what they write validates.
+func ValidCaseID(id string) bool { return reID.MatchString(id) }

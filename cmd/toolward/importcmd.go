@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/internal/generate/bfcl"
 	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema"
@@ -112,7 +113,7 @@ func importBFCL(dataDir, out string, only []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	for _, sk := range s.Skipped {
-		fmt.Fprintf(stdout, "skipped %s: %s\n", sk.What, sk.Reason)
+		fmt.Fprintf(stdout, "skipped %s: %s\n", report.DisplayLine(sk.What), report.DisplayLine(sk.Reason))
 	}
 	fmt.Fprintf(stdout, "wrote %d cases and %d tools to %s; run: toolward run %s/bfcl.cue\n", l.Cases, l.Tools, out, strings.TrimSuffix(out, "/"))
 	return nil

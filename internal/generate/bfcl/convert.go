@@ -143,6 +143,9 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 	if len(e.Function) == 0 {
 		return nil, fmt.Errorf("no functions")
 	}
+	if !schema.ValidCaseID(e.ID) {
+		return nil, fmt.Errorf("its id is not a case id (letters, digits and _ . : / -, starting with a letter or digit), so validate and run would refuse the case")
+	}
 	cs := &Case{ID: e.ID, Tags: []string{"bfcl", c.Name, string(c.Language)}}
 	if err := setQuestion(cs, e.Question[0]); err != nil {
 		return nil, err

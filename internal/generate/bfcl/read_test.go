@@ -146,6 +146,8 @@ func TestConvertSkipsWhatItCannotExpress(t *testing.T) {
 			{ID: "no-answer", Question: q, Function: []Function{{Name: "h"}}},
 			{ID: "other-function", Question: q, Function: []Function{{Name: "i"}}},
 			{ID: "tool-role", Question: [][]Message{{{Role: "tool", Content: "x"}}}, Function: []Function{{Name: "j"}}},
+			{ID: "x_<script>", Question: q, Function: []Function{{Name: "k"}}},
+			{ID: `a/b\c:d`, Question: q, Function: []Function{{Name: "l"}}},
 		},
 		Answers: map[string][]map[string]map[string][]any{"other-function": {{"nope": {}}}},
 	}}}
@@ -159,6 +161,8 @@ func TestConvertSkipsWhatItCannotExpress(t *testing.T) {
 		"no-answer":      "no possible answer",
 		"other-function": "the answer calls nope, which the entry does not define",
 		"tool-role":      `question message with role "tool"`,
+		"x_<script>":     "its id is not a case id",
+		`a/b\c:d`:        "its id is not a case id",
 	}
 	for _, sk := range s.Skipped {
 		if !strings.Contains(sk.Reason, want[sk.What]) || want[sk.What] == "" {
