@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/mcpserver"
 	"github.com/toolward/toolward/schema/record"
 )
 
@@ -132,5 +136,80 @@ func TestIsolationSharedRefused(t *testing.T) {
 	recs := readRuns(t, res.Dir)
 	if last := recs[len(recs)-1].Trace.Calls[1].Result; strings.Count(last, "fact-") != 4 {
 		t.Fatalf("shared server: last run recalled %s, want all 4 facts", last)
+	}
+}
+
+// bundledHTTP serves the bundled server over streamable HTTP, its
+// sandboxes per MCP session, and counts the requests to /reset.
+func bundledHTTP(t *testing.T) (url string, resets *atomic.Int64) {
+	t.Helper()
+	srv, err := mcpserver.New(mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resets = &atomic.Int64{}
+	mux := http.NewServeMux()
+	// A run holds its session while a replay for an equals probe opens
+	// another: more sessions than workers.
+	mux.Handle("/mcp", srv.HTTPHandler(mcpserver.HTTPOptions{MaxSessions: 32}))
+	mux.HandleFunc("/reset", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			resets.Add(1)
+		}
+	})
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	return hs.URL, resets
+}
+
+// TestIsolationURLSession: against a url server that keeps state per
+// MCP session, isolation "session" gives each of 32 runs under 8 workers
+// its own session: every run sees only its own ticket.
+func TestIsolationURLSession(t *testing.T) {
+	url, _ := bundledHTTP(t)
+	setupTickets(t)
+	cfg := strings.Replace(ticketConfig, `server: builtin: {}`, fmt.Sprintf(`server: {url: %q, isolation: "session"}`, url+"/mcp"), 1)
+	os.WriteFile("tickets.cue", []byte(cfg), 0o644)
+	res, err := Run(context.Background(), Options{ConfigPath: "tickets.cue", Backend: ticketModel{}, Backoff: noBackoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran != 32 || res.Errors != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, r := range readRuns(t, res.Dir) {
+		tickets := r.State.Probes[0].Got.Value.(map[string]any)["tickets"].([]any)
+		if r.Cell.Confirm == "approve" && (len(tickets) != 1 || tickets[0].(map[string]any)["ticket_id"] != "TCK-1001") {
+			t.Fatalf("%s seed %d: tickets %v (runs shared a session)", r.Case, r.Cell.Seed, tickets)
+		}
+	}
+}
+
+// TestIsolationURLReset: server.reset is done before every run, and
+// before every replay for an equals probe; with state probes it is
+// refused while more than one run is in flight.
+func TestIsolationURLReset(t *testing.T) {
+	url, resets := bundledHTTP(t)
+	setupTickets(t)
+	server := fmt.Sprintf(`server: {url: %q, isolation: "session", reset: {http: %q}}`, url+"/mcp", url+"/reset")
+	cfg := strings.Replace(ticketConfig, `server: builtin: {}`, server, 1)
+	cfg = strings.Replace(cfg, "seeds: [1, 2, 3, 4, 5, 6, 7, 8]", "seeds: [1, 2]", 1)
+	os.WriteFile("tickets.cue", []byte(cfg), 0o644)
+	res, err := Run(context.Background(), Options{ConfigPath: "tickets.cue", Backend: ticketModel{}, Backoff: noBackoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8 runs, and one replay per case, confirm mode and kind: golden for
+	// ticket-high (approve) and ticket-low (approve, deny), initial for
+	// ticket-high (deny).
+	if res.Ran != 8 || res.Errors != 0 || resets.Load() != 8+4 {
+		t.Fatalf("result %+v, %d resets", res, resets.Load())
+	}
+	// Without session isolation, the reset alone isolates one run at a
+	// time: refused at concurrency 8.
+	os.WriteFile("tickets.cue", []byte(strings.Replace(cfg, `isolation: "session", `, "", 1)), 0o644)
+	_, err = Run(context.Background(), Options{ConfigPath: "tickets.cue", Backend: ticketModel{}, Backoff: noBackoff})
+	if err == nil || !strings.Contains(err.Error(), "isolates runs only one at a time") {
+		t.Fatalf("err = %v", err)
 	}
 }
