@@ -31,7 +31,7 @@
 //
 // What a command or url server sends passes through a bounding layer
 // under mcp-go's transports (wire.go): each message is bounded
-// (MaxMessage) and must be one JSON-RPC object, and a stdio server may
+// (MaxMessage) and must be one JSON-RPC object, and a server may
 // have at most MaxPending of its own requests waiting for an answer.
 // A fault there fails the call in flight at once, with the fault (a
 // *LimitError or *ProtocolError) in the *Error, rather than leaving

@@ -118,30 +118,36 @@ func TestListToolsBound(t *testing.T) {
 	}
 }
 
-// TestFloodingServer: a stdio server that stops reading its stdin and
-// sends elicitation requests without end fails the call once
-// Limits.Pending requests wait for an answer it will not read; before,
-// requests and answers piled up in toolward (2.3 GB for 400,000).
+// TestFloodingServer: a server that sends elicitation requests without
+// end and takes no answer (on stdio it stops reading its stdin, over
+// HTTP it holds every answer's POST) fails the call once Limits.Pending
+// requests wait for an answer; before, requests and answers piled up in
+// toolward (2.3 GB for 400,000 on stdio).
 func TestFloodingServer(t *testing.T) {
 	t.Parallel()
-	ctx := safety(t)
-	src, err := Open(ctx, Options{Server: selfCommand(t, "hostile:flood"), Limits: Limits{Pending: 8}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	sess, err := src.Session(ctx, ConfirmAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	_, err = sess.Call(ctx, "echo", nil, 50*time.Second)
-	var le *LimitError
-	if !errors.As(err, &le) || le.Name != "session.MaxPending" {
-		t.Fatalf("err = %v, want the pending-requests limit", err)
-	}
-	if n := sess.c.wire.read.Load(); n > 8<<20 {
-		t.Fatalf("read %d bytes", n)
+	for kind, srv := range hostileServers(t, "flood") {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			ctx := safety(t)
+			src, err := Open(ctx, Options{Server: srv, Limits: Limits{Pending: 8}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			sess, err := src.Session(ctx, ConfirmAuto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			_, err = sess.Call(ctx, "echo", nil, 50*time.Second)
+			var le *LimitError
+			if !errors.As(err, &le) || le.Name != "session.MaxPending" {
+				t.Fatalf("err = %v, want the pending-requests limit", err)
+			}
+			if n := sess.c.wire.read.Load(); n > 8<<20 {
+				t.Fatalf("read %d bytes", n)
+			}
+		})
 	}
 }
 

@@ -20,10 +20,10 @@ const (
 	// MaxListBytes is what a whole tools/list may read, over all pages.
 	MaxListBytes = 64 << 20
 	// MaxPending is the number of server-to-client requests (elicitation,
-	// sampling, roots, ping) a stdio server may have sent that toolward
-	// has not answered yet. Answers go to the server's stdin, so a server
-	// that does not read it reaches this bound, instead of piling up
-	// requests and answers in toolward's memory.
+	// sampling, roots, ping) a server may have sent whose answers it has
+	// not taken yet (on stdio: written to its stdin; over HTTP: POSTed),
+	// so that a server that does not take them reaches this bound instead
+	// of piling up requests and answers in toolward's memory.
 	MaxPending = 64
 )
 

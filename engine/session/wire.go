@@ -68,16 +68,29 @@ func (w *wire) checkMessage(msg []byte) error {
 	if err := w.checkEvent(msg); err != nil {
 		return err
 	}
+	return w.countRequest(msg)
+}
+
+// countRequest counts msg, a checked message, as pending when it is a
+// server-to-client request, failing past Limits.Pending.
+func (w *wire) countRequest(msg []byte) error {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
 	if json.Unmarshal(msg, &m) == nil && m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
 		if w.pending.Add(1) > int64(w.lim.Pending) {
-			return w.fail(&LimitError{What: "server-to-client requests not yet answered (a server that does not read its stdin)", Limit: int64(w.lim.Pending), Name: "session.MaxPending"})
+			return w.fail(&LimitError{What: "server-to-client requests not yet answered (a server that does not take toolward's answers)", Limit: int64(w.lim.Pending), Name: "session.MaxPending"})
 		}
 	}
 	return nil
+}
+
+// answered counts one answer to a server-to-client request as taken.
+func (w *wire) answered() {
+	if w.pending.Add(-1) < 0 {
+		w.pending.Store(0)
+	}
 }
 
 // nestedTooDeep reports whether b opens more than 10,000 arrays or
@@ -190,9 +203,7 @@ func (s *stdinWriter) Write(p []byte) (int, error) {
 	if json.Unmarshal(p, &m) != nil || m.Method != "" || len(m.ID) == 0 {
 		return n, err
 	}
-	if s.w.pending.Add(-1) < 0 {
-		s.w.pending.Store(0)
-	}
+	s.w.answered()
 	// An answer that cannot be written is lost with the connection, which
 	// is over; mcp-go would only log the error.
 	return len(p), nil
@@ -208,6 +219,11 @@ type roundTripper struct {
 }
 
 func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if isAnswer(req) {
+		// An answer to a server-to-client request is pending until the
+		// server has taken it (its POST is over).
+		defer t.w.answered()
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -222,6 +238,24 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = body
 	}
 	return resp, nil
+}
+
+// isAnswer reports whether req POSTs toolward's answer to a request of
+// the server's (mcp-go's bodies can be read again through GetBody).
+func isAnswer(req *http.Request) bool {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return false
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer rc.Close()
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	return json.NewDecoder(io.LimitReader(rc, 1<<20)).Decode(&m) == nil && m.Method == "" && len(m.ID) > 0
 }
 
 // checkedBody reads a JSON answer whole (within Limits.Message) and
@@ -319,6 +353,9 @@ func (w *wire) sseBody(rc io.ReadCloser) io.ReadCloser {
 				if err := w.checkEvent(data); err != nil {
 					return nil, err
 				}
+				if err := w.countRequest(data); err != nil {
+					return nil, err
+				}
 			}
 			if eof {
 				return append(event, '\n'), io.EOF
@@ -332,9 +369,7 @@ func (w *wire) sseBody(rc io.ReadCloser) io.ReadCloser {
 	}{u, rc}
 }
 
-// checkEvent checks an event's data or a JSON body as one message,
-// without counting requests (over HTTP, answers do not queue in
-// toolward).
+// checkEvent checks an event's data or a JSON body as one message.
 func (w *wire) checkEvent(data []byte) error {
 	t := bytes.TrimSpace(data)
 	if !json.Valid(t) {
