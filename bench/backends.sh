@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures the whole `toolward run` process against a local fake model
 # server (bench/fakemodel, a separate process, so its CPU is not counted),
-# with the builtin MCP server in-process, for each backend (ollama, openai):
+# with the builtin MCP server in-process, for each backend (ollama, openai,
+# anthropic):
 # CPU time (user + sys) and peak RSS from /usr/bin/time, at two job sizes.
 # Every run makes 2 model requests (a calculate call, then the answer), so
 # the marginal harness CPU per model request is
@@ -9,13 +10,13 @@
 # which start-up (CUE, the case suite, the sandbox database) cannot hide.
 # Each (backend, size) is measured REPEATS times; the table gives the
 # median and the minimum. Run from the repository root:
-#   bench/backends.sh [-r REPEATS] [-j CONCURRENCY] [-b "ollama openai"] [-t TOOLS] [SMALL BIG]
-# Defaults: 3 repeats, -j 4, both backends, 500 and 10000 runs, each run
+#   bench/backends.sh [-r REPEATS] [-j CONCURRENCY] [-b "ollama openai anthropic"] [-t TOOLS] [SMALL BIG]
+# Defaults: 3 repeats, -j 4, all three backends, 500 and 10000 runs, each run
 # offered only the tool it needs; -t N offers N of the bundled server's
 # tools (the tool subset {count: N}), as a tool-count sweep does.
 # TOOLWARD=path measures that binary instead of building ./cmd/toolward.
 set -euo pipefail
-repeats=3 jobs=4 backends="ollama openai" tools=""
+repeats=3 jobs=4 backends="ollama openai anthropic" tools=""
 while getopts "r:j:b:t:" opt; do
 	case "$opt" in
 	r) repeats="$OPTARG" ;;
@@ -78,6 +79,7 @@ config() {
 	case "$1" in
 	ollama) be="ollama: host: \"$2\"" ;;
 	openai) be="openai: base_url: \"$2\"" ;;
+	anthropic) be="anthropic: {base_url: \"$2\", api_key_env: \"\"}" ;;
 	esac
 	if [ -n "$tools" ]; then
 		subset="tools: [{name: \"n$tools\", count: $tools}]"

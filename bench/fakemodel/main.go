@@ -1,12 +1,13 @@
 // Command fakemodel serves a scripted model over loopback HTTP for the
-// benchmarks in bench/: fixtures/fakes/fakeollama (Ollama's /api/chat) or
-// fixtures/fakes/fakeopenai (an OpenAI-compatible /v1), in its own process so
-// that its CPU and memory are not counted as toolward's.
+// benchmarks in bench/: fixtures/fakes/fakeollama (Ollama's /api/chat),
+// fixtures/fakes/fakeopenai (an OpenAI-compatible /v1) or
+// fixtures/fakes/fakeanthropic (Anthropic's Messages API), in its own
+// process so that its CPU and memory are not counted as toolward's.
 //
 //	go run ./bench/fakemodel -backend ollama
 //
 // It prints the URL a config's backend should name (the Ollama host, or
-// the OpenAI base_url) on one line of stdout, then serves until stdin is
+// the OpenAI or Anthropic base_url) on one line of stdout, then serves until stdin is
 // closed or it is interrupted.
 //
 // Every conversation gets the same two replies: the first turn calls
@@ -27,6 +28,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
 	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
@@ -42,7 +44,7 @@ var (
 )
 
 func main() {
-	kind := flag.String("backend", "ollama", "which server to fake: ollama | openai")
+	kind := flag.String("backend", "ollama", "which server to fake: ollama | openai | anthropic")
 	flag.StringVar(&tool, "tool", tool, "the tool the first turn calls")
 	flag.StringVar(&args, "args", args, "its arguments, a JSON object")
 	flag.DurationVar(&delay, "delay", 0, "how long each reply takes (a model's latency; ollama only)")
@@ -82,8 +84,15 @@ func start(kind string) (string, func(), error) {
 		}
 		s := fakeopenai.New(opts)
 		return s.BaseURL, s.Close, nil
+	case "anthropic":
+		opts := fakeanthropic.Options{Script: anthropicScript}
+		for _, m := range Models {
+			opts.Models = append(opts.Models, fakeanthropic.Model{ID: m})
+		}
+		s := fakeanthropic.New(opts)
+		return s.URL, s.Close, nil
 	}
-	return "", nil, fmt.Errorf("unknown backend %q: want ollama or openai", kind)
+	return "", nil, fmt.Errorf("unknown backend %q: want ollama, openai or anthropic", kind)
 }
 
 func ollamaScript(req *api.ChatRequest) fakeollama.Reply {
@@ -98,4 +107,11 @@ func openaiScript(req *fakeopenai.Request) fakeopenai.Reply {
 		return fakeopenai.Reply{Content: "The result is " + res + "."}
 	}
 	return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{Name: tool, Args: args}}}
+}
+
+func anthropicScript(req *fakeanthropic.Request) fakeanthropic.Reply {
+	if res := fakeanthropic.ToolResults(req); len(res) > 0 {
+		return fakeanthropic.Reply{Content: "The result is " + res[len(res)-1] + "."}
+	}
+	return fakeanthropic.Reply{ToolCalls: []fakeanthropic.ToolCall{{Name: tool, Args: args}}}
 }

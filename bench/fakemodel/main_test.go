@@ -7,6 +7,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
 	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
 
@@ -29,6 +30,15 @@ func TestScripts(t *testing.T) {
 	if r := openaiScript(osecond); r.Content != "The result is 42." {
 		t.Errorf("openai second reply %+v", r)
 	}
+	afirst := &fakeanthropic.Request{Messages: []fakeanthropic.Message{{Role: "user", Content: []byte(`"What is 6 * 7?"`)}}}
+	if r := anthropicScript(afirst); len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "calculate" {
+		t.Errorf("anthropic first reply %+v", r)
+	}
+	asecond := &fakeanthropic.Request{Messages: append(afirst.Messages, fakeanthropic.Message{Role: "assistant", Content: []byte(`[]`)},
+		fakeanthropic.Message{Role: "user", Content: []byte(`[{"type":"tool_result","tool_use_id":"t","content":"42"}]`)})}
+	if r := anthropicScript(asecond); r.Content != "The result is 42." {
+		t.Errorf("anthropic second reply %+v", r)
+	}
 }
 
 // TestStart: each backend's URL answers its model list; an unknown
@@ -47,7 +57,19 @@ func TestStart(t *testing.T) {
 		}
 		stop()
 	}
-	if _, _, err := start("vllm"); err == nil || !strings.Contains(err.Error(), "ollama or openai") {
+	url, stop, err := start("anthropic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	req, _ := http.NewRequest(http.MethodGet, url+"/v1/models", nil)
+	req.Header.Set("Anthropic-Version", fakeanthropic.APIVersion)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("anthropic: GET /v1/models: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if _, _, err := start("vllm"); err == nil || !strings.Contains(err.Error(), "ollama, openai or anthropic") {
 		t.Errorf("unknown backend: %v", err)
 	}
 }
