@@ -3,6 +3,9 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"net"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/toolward/toolward/matchers"
@@ -108,6 +111,8 @@ type Config struct {
 	// entries with the same key OR together. Command-line filters narrow
 	// the result further.
 	Filter []string `json:"filter,omitempty"`
+	// Prices maps a model to its price per million tokens.
+	Prices map[string]Price `json:"prices,omitempty"`
 
 	File string `json:"-"` // the config file it came from
 }
@@ -350,4 +355,59 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	d.Duration = v
 	return nil
+}
+
+// Price is what a model's tokens cost, in US dollars per million.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+	// CachedInput prices input read from the backend's prompt cache; nil
+	// means Input.
+	CachedInput *float64 `json:"cached_input,omitempty"`
+}
+
+// Cost is what in input tokens (cached of them read from the prompt
+// cache) and out output tokens cost at p, in US dollars.
+func (p Price) Cost(in, cached, out int) float64 {
+	cachedPrice := p.Input
+	if p.CachedInput != nil {
+		cachedPrice = *p.CachedInput
+	}
+	cached = min(max(cached, 0), in)
+	return (float64(in-cached)*p.Input + float64(cached)*cachedPrice + float64(out)*p.Output) / 1e6
+}
+
+// LocalBackend names the backend when it runs on the user's own hardware
+// and so has no price per token: "ollama", or "openai" when every server
+// of the pool is on this machine (a loopback address); "" otherwise.
+func LocalBackend(b Backend) string {
+	switch {
+	case b.Ollama != nil:
+		return "ollama"
+	case b.OpenAI != nil:
+		for _, h := range b.OpenAI.PoolHosts() {
+			if !loopbackURL(h.URL) {
+				return ""
+			}
+		}
+		return "openai"
+	}
+	return ""
+}
+
+// loopbackURL reports whether a server URL names this machine.
+func loopbackURL(raw string) bool {
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,6 +99,7 @@ func TestClaudeConfig(t *testing.T) {
 	}
 	fake := fakeanthropic.Start(t, fakeanthropic.Options{APIKey: key, Script: goldenScript(t, cases), Models: []fakeanthropic.Model{{ID: cfg.Matrix.Models[0]}}})
 	cfg.Backend.Anthropic.BaseURL, cfg.Backend.Anthropic.APIKeyEnv = fake.URL, keyEnv
+	cfg.Prices = map[string]schema.Price{cfg.Matrix.Models[0]: {Input: 3, Output: 15}}
 
 	tmp := t.TempDir()
 	live, cassettes := filepath.Join(tmp, "claude.cue"), filepath.Join(tmp, "cassettes")
@@ -116,6 +119,28 @@ func TestClaudeConfig(t *testing.T) {
 		}
 	}
 
+	// plan --estimate: the whole plan (three seeds) from the seed-1
+	// runs is three times what those runs cost.
+	var sum struct{ Cost struct{ Total float64 } }
+	b, _ := os.ReadFile(filepath.Join(tmp, "live", "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil || sum.Cost.Total <= 0 {
+		t.Fatalf("summary.json cost %+v: %v", sum, err)
+	}
+	stdout.Reset()
+	if code := Main([]string{"plan", live, "--estimate", filepath.Join(tmp, "live")}, &stdout, &stderr); code != 0 {
+		t.Fatalf("plan --estimate: exit %d\n%s", code, stderr.String())
+	}
+	var est float64
+	var runs int
+	line := stdout.String()[strings.Index(stdout.String(), "estimated cost: "):]
+	if _, err := fmt.Sscanf(line, "estimated cost: $%g for %d runs", &est, &runs); err != nil || runs != 3*want || math.Abs(est-3*sum.Cost.Total) > 0.01*est {
+		t.Errorf("estimate %g for %d runs, want %g for %d: %v\n%s", est, runs, 3*sum.Cost.Total, 3*want, err, line)
+	}
+	if !strings.Contains(line, fmt.Sprintf("%d runs matched by case and model, 0 by case only, 0 by the mean", 3*want)) {
+		t.Errorf("estimate: %s", line)
+	}
+
+	cfg.Prices = nil
 	cfg.Backend = schema.Backend{Replay: cassettes}
 	replayed := filepath.Join(tmp, "replay.cue")
 	writeConfig(t, replayed, cfg)

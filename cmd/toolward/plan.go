@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/toolward/toolward/engine"
+	"github.com/toolward/toolward/internal/analysis/report"
+	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
 )
@@ -18,12 +20,16 @@ func init() {
 	register(&command{name: "plan", summary: "expand a run config's matrix: counts per axis, total runs", run: runPlan})
 }
 
-const planUsage = `usage: toolward plan [--filter key=glob]... [--shard i/n] [--list] CONFIG
+const planUsage = `usage: toolward plan [--filter key=glob]... [--shard i/n] [--list] [--estimate DIR] CONFIG
 
 Expands CONFIG's matrix without running anything: the values and count of
 each axis, outermost first, and the number of runs. The plan is never
 materialised, so a matrix of millions of runs plans instantly. --list
 prints one run per line instead: id, then the case and cell.
+
+--estimate DIR adds what the job would cost at CONFIG's prices, giving
+each planned run the mean token counts of DIR's runs of the same case and
+model (else of the case, else of all of DIR's runs).
 
 Flags:
 `
@@ -36,6 +42,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&filters, "filter", "keep runs whose `key=glob` matches (repeatable)")
 	shard := fs.String("shard", "", "only shard `i/n` of the plan")
 	list := fs.Bool("list", false, "print the runs, one per line: id case model seed temperature tools confirm descriptions")
+	estimate := fs.String("estimate", "", "estimate the job's cost from the token counts of result directory `DIR`")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -78,6 +85,27 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "runs: %d (shard %s of %d)\n", p.Len(), l.Shard, p.Total())
 	} else {
 		fmt.Fprintf(w, "runs: %d\n", p.Len())
+	}
+	if *estimate != "" {
+		if len(l.Config.Prices) == 0 && schema.LocalBackend(l.Config.Backend) == "" {
+			w.Flush()
+			fmt.Fprintf(stderr, "toolward plan: --estimate needs prices in %s (prices: {MODEL: {input: …, output: …}}, US dollars per million tokens)\n", pos[0])
+			return 1
+		}
+		e, err := report.EstimateCost(*estimate, l.Config, func(yield func(string, string) bool) {
+			for i := range p.Len() {
+				r := p.Run(i)
+				if !yield(r.Case.ID, r.Cell.Model) {
+					return
+				}
+			}
+		})
+		if err != nil {
+			w.Flush()
+			fmt.Fprintln(stderr, "toolward plan:", err)
+			return 1
+		}
+		fmt.Fprintln(w, e)
 	}
 	return 0
 }

@@ -112,13 +112,14 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 			Content:    msg.Content,
 			Thinking:   msg.Thinking,
 			ToolCalls:  len(msg.ToolCalls),
-			Tokens:     record.Tokens{In: resp.TokensIn, Out: resp.TokensOut},
+			Tokens:     record.Tokens{In: resp.TokensIn, Out: resp.TokensOut, Cached: resp.TokensCached},
 			Latency:    record.FromDuration(lat),
 			DoneReason: resp.DoneReason,
 			Host:       resp.Host,
 		})
 		out.Tokens.In += resp.TokensIn
 		out.Tokens.Out += resp.TokensOut
+		out.Tokens.Cached += resp.TokensCached
 		if len(msg.ToolCalls) == 0 {
 			out.Trace.Answer = msg.Content
 			return out, nil

@@ -100,11 +100,14 @@ type Tool struct {
 
 // Response is the model's reply to one Request.
 type Response struct {
-	Message    Message
-	TokensIn   int
-	TokensOut  int
-	Latency    time.Duration // wall time of the request
-	DoneReason string
+	Message   Message
+	TokensIn  int
+	TokensOut int
+	// TokensCached is the part of TokensIn read from the server's prompt
+	// cache, when the backend reports it.
+	TokensCached int
+	Latency      time.Duration // wall time of the request
+	DoneReason   string
 	// Host names the server that answered (its base URL) when the
 	// backend talks to one of several; "" otherwise.
 	Host string

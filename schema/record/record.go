@@ -214,6 +214,9 @@ const (
 type Tokens struct {
 	In  int `json:"in"`
 	Out int `json:"out"`
+	// Cached is the part of In the backend reports as read from its
+	// prompt cache (Anthropic's cache_read_input_tokens), priced apart.
+	Cached int `json:"cached,omitempty"`
 }
 
 // Millis is a duration stored as float milliseconds.

@@ -2,6 +2,7 @@ package runconfig
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/toolward/toolward/schema"
@@ -69,5 +70,24 @@ func TestLoadConfigAnthropic(t *testing.T) {
 		if !errors.As(err, &es) || es.Error() != tt.want {
 			t.Errorf("%s got  %v\n want %s", tt.rest, err, tt.want)
 		}
+	}
+}
+
+// TestLoadConfigPrices: prices per model, and a negative one refused at
+// its position.
+func TestLoadConfigPrices(t *testing.T) {
+	head := "name: \"x\"\ncases: [\"a.yaml\"]\nserver: builtin: {}\nbackend: anthropic: {}\nmatrix: models: [\"m\"]\n"
+	t.Chdir(writeFiles(t, map[string]string{"c.cue": head + "prices: m: {input: 3, output: 15, cached_input: 0.3}\n", "bad.cue": head + "prices: m: {input: -1, output: 15}\n", "a.yaml": "id: a\nprompt: p\nexpect: {}\n"}))
+	cfg, err := Load("c.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Prices["m"]; p.Input != 3 || p.Output != 15 || p.CachedInput == nil || *p.CachedInput != 0.3 || p.Cost(1_000_000, 0, 0) != 3 {
+		t.Errorf("prices %+v", cfg.Prices)
+	}
+	_, err = Load("bad.cue")
+	var es schema.Errors
+	if !errors.As(err, &es) || !strings.Contains(es.Error(), "bad.cue:6:20: prices.m.input: want >=0, got -1") {
+		t.Errorf("negative price: %v", err)
 	}
 }

@@ -227,6 +227,7 @@ func (b *Backend) once(ctx context.Context, body []byte, doing, model string) (o
 	}
 	out = &backend.Response{Message: a.message(), DoneReason: a.doneReason()}
 	out.TokensIn, out.TokensOut = a.tokens()
+	out.TokensCached = a.usage.CacheReadInputTokens
 	return out, nil, nil
 }
 

@@ -71,12 +71,13 @@ func TestRequestShape(t *testing.T) {
 }
 
 // TestStream: text and input_json_delta fragments joined per block index
-// with pings between, usage from message_start and message_delta, and the
+// with pings between, usage from message_start and message_delta (input
+// tokens read from the cache counted in and apart), and the
 // stop reason mapped to the other backends' done reasons.
 func TestStream(t *testing.T) {
 	t.Parallel()
 	fake := fakeanthropic.Start(t, fakeanthropic.Options{PingEvery: 1, Script: fakeanthropic.Queue(
-		fakeanthropic.Reply{Content: "Let me compute both.", Chunks: 5, InputTokens: 40, OutputTokens: 31, ToolCalls: []fakeanthropic.ToolCall{
+		fakeanthropic.Reply{Content: "Let me compute both.", Chunks: 5, InputTokens: 40, CachedTokens: 10, OutputTokens: 31, ToolCalls: []fakeanthropic.ToolCall{
 			{ID: "toolu_1", Name: "calculate", Args: `{"expression": "2 + 3"}`},
 			{ID: "toolu_2", Name: "calculate", Args: `{"expression": "4 * 5"}`},
 		}},
@@ -88,7 +89,7 @@ func TestStream(t *testing.T) {
 	user := backend.Message{Role: "user", Content: "What are 2 + 3 and 4 * 5?"}
 	resp := chat(t, b, user)
 	m := resp.Message
-	if m.Content != "Let me compute both." || len(m.ToolCalls) != 2 || resp.DoneReason != "tool_calls" || resp.TokensIn != 40 || resp.TokensOut != 31 || m.Blocks != nil {
+	if m.Content != "Let me compute both." || len(m.ToolCalls) != 2 || resp.DoneReason != "tool_calls" || resp.TokensIn != 50 || resp.TokensCached != 10 || resp.TokensOut != 31 || m.Blocks != nil {
 		t.Fatalf("reply %+v", resp)
 	}
 	for i, want := range []string{`{"expression": "2 + 3"}`, `{"expression": "4 * 5"}`} {

@@ -78,6 +78,7 @@ type aggregator struct {
 	throttle  throttleAgg
 	// rules notes the scoring rules that judged each case's runs (rules.go).
 	rules rulesAgg
+	cost  costAgg // tokens and cost by model and case (cost.go)
 }
 
 type modelAgg struct {
@@ -146,6 +147,7 @@ func (a *aggregator) add(rec *record.Record) {
 	a.hosts.add(rec)
 	a.throttle.add(rec)
 	a.rules.add(rec)
+	a.cost.add(rec, outcome)
 	codes := a.addReasons(rec, outcome)
 	a.addCase(rec, outcome, codes)
 }
@@ -391,6 +393,7 @@ func (a *aggregator) summary() *Summary {
 	s.TextCalls = a.textCalls.rows()
 	s.Hosts = a.hosts.rows()
 	s.Throttled = a.throttle.rows()
+	s.Cost = a.cost.summary()
 	s.Reasons = a.reasonRows()
 	s.ErrorKinds = a.errorKinds()
 	s.Cases, s.Flaky = a.caseSummaries()

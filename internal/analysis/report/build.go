@@ -56,6 +56,9 @@ func Summarize(dir string) (*Summary, error) {
 	// One record per run id, by the rule of results.Runs (the first
 	// pass or fail record, else the first other one).
 	a := newAggregator()
+	if m, err := results.ReadMeta(dir); err == nil && m.Config != nil {
+		a.cost.prices, a.cost.local = m.Config.Prices, schema.LocalBackend(m.Config.Backend)
+	}
 	members, unchecked := planMembers(dir)
 	var foreign results.Foreign
 	st, err := results.Runs(func(rec *record.Record) error {

@@ -44,6 +44,13 @@ func (s *Summary) writeMarkdown(w io.Writer) error {
 	s.writeTextCallsMarkdown(md.w)
 	md.section(md.t.Hosts, "## Latency by host\n\n%s\n\n", hostsExplainer)
 	md.section(md.t.Throttled, "## Rate limits\n\n%s\n\n", throttleExplainer)
+	if c := s.Cost; c != nil {
+		if c.Local != "" {
+			md.p("## Cost\n\n%s\n\n", c.Note())
+		}
+		md.section(md.t.Cost, "## Cost\n\n%s\n\n", c.Note())
+		md.section(md.t.CostCases, "### Cost by case\n\nDearest first.\n\n")
+	}
 	md.section(md.t.ErrorKinds, "## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 	md.section(md.t.Flaky, "## Flaky cases\n\nPassed on some seeds and failed on others in the same cell.\n\n")
 	md.failing()

@@ -115,6 +115,8 @@ type Tables struct {
 	ErrorKinds  *Table
 	Hosts       *Table // turn latency by model host, with two or more
 	Throttled   *Table // rate limiting by model host
+	Cost        *Table // cost by model, with prices
+	CostCases   *Table // cost by case, dearest first
 	Flaky       *Table
 	Failing     *Table // the failing cases, worst first, at most maxMarkdownCases rows
 	// FailingMore counts the failing cases Failing leaves out.
@@ -133,6 +135,7 @@ func (s *Summary) Tables() *Tables {
 		t.Breakdowns = append(t.Breakdowns, breakdownTable(b))
 	}
 	t.Failing, t.FailingMore = s.failingTable(maxMarkdownCases)
+	t.Cost, t.CostCases = s.costTables()
 	return t
 }
 
