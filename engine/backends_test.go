@@ -544,6 +544,9 @@ func TestAnthropicThrottleAndOverflow(t *testing.T) {
 		if len(recs) != 1 || recs[0].Outcome != "pass" || recs[0].Attempts != 1 || recs[0].Duration.Duration() < 500*time.Millisecond || len(fake.Requests()) != 4 {
 			t.Fatalf("%d: records %+v, %d requests", status, recs, len(fake.Requests()))
 		}
+		if th := recs[0].Throttled; len(th) != 1 || th[0].Host != fake.URL || th[0].Requests != 2 {
+			t.Errorf("%d: throttled %+v", status, th)
+		}
 	}
 
 	small := fakeanthropic.Start(t, fakeanthropic.Options{Script: anthropicScript(), ContextTokens: 12, Models: []fakeanthropic.Model{{ID: fakeollama.DefaultModel}}})

@@ -62,7 +62,7 @@ type Record struct {
 	Trace  Trace  `json:"trace"`
 	Tokens Tokens `json:"tokens"`
 	// Throttled is what rate limits cost the run, per model host: the
-	// throttled answers (429, or 503 with Retry-After) and the time spent
+	// throttled answers (429, Anthropic's 529, or 503 with Retry-After) and the time spent
 	// waiting them out. Each was followed by the same request again, so
 	// it cost no attempt; empty when the run was never throttled.
 	Throttled []Throttle `json:"throttled,omitempty"`

@@ -30,10 +30,6 @@ const DefaultMaxTokens = 4096
 // tool input together when Config.MaxReplyBytes is 0.
 const DefaultMaxReplyBytes = 4 << 20
 
-// DefaultMaxThrottleWait bounds the time one Chat call spends waiting
-// out 429 and 529 answers when Config.MaxThrottleWait is 0.
-const DefaultMaxThrottleWait = 5 * time.Minute
-
 // Config configures the backend. The zero value talks to DefaultBaseURL
 // without an API key, asks for DefaultMaxTokens tokens and sends none of
 // the optional fields.
@@ -61,10 +57,6 @@ type Config struct {
 	// DefaultMaxReplyBytes. A longer reply is cut there and its
 	// DoneReason is DoneReplyLimit.
 	MaxReplyBytes int
-	// MaxThrottleWait bounds the total time one Chat call waits for the
-	// server to accept the request again after 429 and 529 answers; 0
-	// means DefaultMaxThrottleWait. The request's context bounds it too.
-	MaxThrottleWait time.Duration
 	// HTTPClient is used for every request; nil means a client with no
 	// timeout (requests are bounded by their context) that keeps up to 64
 	// idle connections per host.
@@ -87,7 +79,6 @@ type Backend struct {
 	cfg       Config
 	limit     int
 	maxTokens int
-	maxWait   time.Duration
 	client    *http.Client
 
 	// encoded memoises each tool's wire JSON by its name, description and
@@ -108,21 +99,18 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.MaxTokens < 0 || cfg.MaxReplyBytes < 0 || cfg.ThinkingBudget < 0 || cfg.MaxThrottleWait < 0 {
+	if cfg.MaxTokens < 0 || cfg.MaxReplyBytes < 0 || cfg.ThinkingBudget < 0 {
 		return nil, errors.New("anthropic: max_tokens, thinking_budget and the limits must not be negative")
 	}
 	b := &Backend{
 		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg, limit: cfg.MaxReplyBytes, maxTokens: cfg.MaxTokens,
-		maxWait: cfg.MaxThrottleWait, client: cfg.HTTPClient, headers: http.Header{}, encoded: map[string]json.RawMessage{},
+		client: cfg.HTTPClient, headers: http.Header{}, encoded: map[string]json.RawMessage{},
 	}
 	if b.limit == 0 {
 		b.limit = DefaultMaxReplyBytes
 	}
 	if b.maxTokens == 0 {
 		b.maxTokens = DefaultMaxTokens
-	}
-	if b.maxWait == 0 {
-		b.maxWait = DefaultMaxThrottleWait
 	}
 	if b.client == nil {
 		b.client = &http.Client{Transport: transport}
@@ -152,9 +140,9 @@ func (b *Backend) BaseURL() string { return b.base }
 func (b *Backend) where() string { return "Anthropic Messages API at " + b.base }
 
 // Chat sends one Messages API request and accumulates the streamed reply.
-// A 429 or 529 answer is waited out (the server's retry-after, else a
-// second, doubling) and the same request sent again, within
-// Config.MaxThrottleWait and the context; only then is it an error.
+// A 429 or 529 answer is a KindThrottled error carrying the server's
+// retry-after, which backend.Throttle (or the pool) waits out before
+// sending the same request again.
 func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
 	body, err := b.encode(req, false)
 	if err != nil {
@@ -169,66 +157,30 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 	return out, nil
 }
 
-// send posts body, waiting out throttling, and reads the reply.
+// send posts body once and reads the reply.
 func (b *Backend) send(ctx context.Context, body []byte, doing, model string) (*backend.Response, error) {
-	var waited time.Duration
-	for attempt := 1; ; attempt++ {
-		out, be, err := b.once(ctx, body, doing, model)
-		if be == nil {
-			return out, err
-		}
-		wait := be.RetryAfter
-		if wait == 0 {
-			wait = min(time.Second<<min(attempt-1, 5), MaxRetryAfter)
-		}
-		if waited+wait > b.maxWait {
-			be.Msg += fmt.Sprintf("; still refused after waiting %s over %d attempts", waited.Round(time.Millisecond), attempt)
-			return nil, be
-		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			be.Msg += "; the run's time is up before the server's retry-after"
-			return nil, be
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-			waited += wait
-		case <-ctx.Done():
-			t.Stop()
-			return nil, b.transportError(ctx, ctx.Err(), doing)
-		}
-	}
-}
-
-// once posts body one time and reads the reply. A 429 or 529 answer is
-// returned as throttled, to be waited out; other failures as err.
-func (b *Backend) once(ctx context.Context, body []byte, doing, model string) (out *backend.Response, throttled *backend.Error, err error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, b.base+"/v1/messages", bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	hr.Header = b.headers.Clone()
 	hr.Header.Set("Accept", "text/event-stream")
 	resp, err := b.client.Do(hr)
 	if err != nil {
-		return nil, nil, b.transportError(ctx, err, doing)
+		return nil, b.transportError(ctx, err, doing)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		e := b.statusError(resp, doing, model)
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == StatusOverloaded {
-			return nil, e, nil
-		}
-		return nil, nil, e
+		return nil, b.statusError(resp, doing, model)
 	}
 	a := &accumulator{limit: b.limit}
 	if err := readStream(resp.Body, a); err != nil && !errors.Is(err, errCut) {
-		return nil, nil, b.readError(ctx, err, doing)
+		return nil, b.readError(ctx, err, doing)
 	}
-	out = &backend.Response{Message: a.message(), DoneReason: a.doneReason()}
+	out := &backend.Response{Message: a.message(), DoneReason: a.doneReason()}
 	out.TokensIn, out.TokensOut = a.tokens()
 	out.TokensCached = a.usage.CacheReadInputTokens
-	return out, nil, nil
+	return out, nil
 }
 
 // encode builds the request body: top-level system, the conversation as

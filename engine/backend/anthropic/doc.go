@@ -44,16 +44,15 @@
 // an infrastructure error. Events are read through pooled 16 KiB buffers;
 // error bodies are read up to 64 KiB.
 //
-// Errors are *backend.Error. 429 (rate_limit_error) and 529
-// (overloaded_error) are waited out inside Chat, for the server's
-// retry-after (else a second, doubling), and the same request is sent
-// again, so throttling neither restarts the run nor uses up the engine's
-// retries; after Config.MaxThrottleWait in all, or when the context's
-// deadline comes first, it is a retryable KindUnavailable. 401 and 403
+// Errors are *backend.Error. 429 (rate_limit_error), 529
+// (overloaded_error) and those errors as events mid-stream are
+// KindThrottled with the server's retry-after: backend.Throttle waits
+// and sends the same request again, so throttling neither restarts the
+// run nor uses up the engine's retries. 401 and 403
 // are KindBadRequest with the api_key_env hint; a 404 naming the model is
 // KindModelMissing; a 400 "prompt is too long" (or a 413) is
 // KindContextOverflow, not retried; other 4xx are KindBadRequest; 5xx, a
-// broken stream and an error event mid-stream (overloaded_error,
-// api_error) are KindUnavailable and retryable; 408, 504 and expired
+// broken stream and other error events mid-stream (api_error) are
+// KindUnavailable and retryable; 408, 504 and expired
 // contexts are KindTimeout.
 package anthropic

@@ -19,9 +19,9 @@ import (
 // (overloaded_error).
 const StatusOverloaded = 529
 
-// MaxRetryAfter caps one wait a server may ask for with retry-after; the
-// waits of one Chat call together are bounded by Config.MaxThrottleWait.
-const MaxRetryAfter = time.Minute
+// MaxRetryAfter caps the wait a server may ask for with retry-after
+// (backend.MaxThrottleWait).
+const MaxRetryAfter = backend.MaxThrottleWait
 
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 64 << 10
@@ -49,7 +49,7 @@ func (b *Backend) statusError(resp *http.Response, doing, model string) *backend
 		e.Kind = backend.KindContextOverflow
 		e.Msg += "; the conversation does not fit the model's context window: offer fewer tools, or lower limits.max_iterations"
 	case code == http.StatusTooManyRequests || code == StatusOverloaded:
-		e.Kind, e.Retryable = backend.KindUnavailable, true
+		e.Kind, e.Retryable = backend.KindThrottled, true
 		e.RetryAfter = retryAfter(resp.Header, time.Now())
 		if e.RetryAfter > 0 {
 			e.Msg += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
@@ -119,6 +119,8 @@ func (b *Backend) readError(ctx context.Context, err error, doing string) error 
 	if errors.As(err, &ae) {
 		e := &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: fmt.Sprintf("%s: %s: the API reported an error mid-reply: %s", b.where(), doing, ae.Error())}
 		switch {
+		case ae.Type == "overloaded_error" || ae.Type == "rate_limit_error":
+			e.Kind = backend.KindThrottled // the same request, sent again after a wait, may pass
 		case tooLong(ae.Message, http.StatusBadRequest):
 			e.Kind, e.Retryable = backend.KindContextOverflow, false
 		case ae.Type == "invalid_request_error" || ae.Type == "authentication_error" || ae.Type == "permission_error":

@@ -173,7 +173,7 @@ func (b *Backend) page(ctx context.Context, after string) (*modelPage, error, er
 }
 
 // probe sends model a one-token request offering one tool, waiting out
-// throttling as Chat does.
+// throttled answers (backend.Retrying).
 func (b *Backend) probe(ctx context.Context, model string) error {
 	body, err := b.encode(&backend.Request{
 		Model:    model,
@@ -183,6 +183,8 @@ func (b *Backend) probe(ctx context.Context, model string) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.send(ctx, body, "checking model "+model, model)
+	_, err = backend.Retrying(ctx, nil, func() (*backend.Response, error) {
+		return b.send(ctx, body, "checking model "+model, model)
+	})
 	return err
 }
