@@ -1,0 +1,78 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema/cell"
+	"github.com/toolward/toolward/schema/record"
+)
+
+// RunCSV writes runs as CSV, one row per run, for spreadsheets and
+// pandas: the run and case ids, the tags, one column per cell axis (the
+// axis table of package schema/cell, so a new axis gets a column without
+// a change here) and the tool count, then the outcome, the reason codes,
+// the error kind, attempts, turns, calls, tokens, the time spent in the
+// model and in tool calls, and the run's duration. Multiple
+// values in a cell (tags, reasons) are joined with ";". Cells starting
+// with = + - @ are prefixed with ' so a spreadsheet does not read a model
+// or case string as a formula.
+type RunCSV struct {
+	w *csv.Writer
+}
+
+// NewRunCSV writes the header row to w.
+func NewRunCSV(w io.Writer) (*RunCSV, error) {
+	c := &RunCSV{w: csv.NewWriter(w)}
+	head := []string{"id", "case", "tags"}
+	head = append(head, cell.Names()...)
+	head = append(head, "tool_count", "outcome", "reasons", "error_kind", "attempts", "turns", "calls",
+		"tokens_in", "tokens_out", "model_latency_ms", "tool_latency_ms", "duration_ms")
+	return c, c.w.Write(head)
+}
+
+// Write writes one run's row.
+func (c *RunCSV) Write(rec *record.Record) error {
+	row := []string{rec.ID, rec.Case, strings.Join(rec.Tags, ";")}
+	for _, a := range cell.Axes {
+		row = append(row, a.Format(rec.Cell))
+	}
+	kind := ""
+	if rec.Error != nil {
+		kind = rec.Error.Kind
+	}
+	var model, tool float64
+	for _, t := range rec.Trace.Turns {
+		model += float64(t.Latency)
+	}
+	for _, c := range rec.Trace.Calls {
+		tool += float64(c.Latency)
+	}
+	ms := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	row = append(row, strconv.Itoa(rec.Cell.ToolCount), rec.Outcome, strings.Join(matchers.ReasonCodes(rec.Reasons), ";"), kind,
+		strconv.Itoa(rec.Attempts), strconv.Itoa(len(rec.Trace.Turns)), strconv.Itoa(len(rec.Trace.Calls)),
+		strconv.Itoa(rec.Tokens.In), strconv.Itoa(rec.Tokens.Out), ms(model), ms(tool), ms(float64(rec.Duration)))
+	for i, v := range row {
+		row[i] = noFormula(displaySafe(v))
+	}
+	return c.w.Write(row)
+}
+
+// Flush writes what is buffered and reports a write error.
+func (c *RunCSV) Flush() error {
+	c.w.Flush()
+	return c.w.Error()
+}
+
+// noFormula keeps a spreadsheet from evaluating a value as a formula.
+func noFormula(s string) string {
+	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return "'" + s
+		}
+	}
+	return s
+}
