@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/toolward/toolward/fixtures/fakes/hostilemcp"
+	"github.com/toolward/toolward/fixtures/fakes/notes"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -27,6 +28,10 @@ const roleEnv = "TOOLWARD_SESSION_TEST_ROLE"
 func TestMain(m *testing.M) {
 	if mode, ok := strings.CutPrefix(os.Getenv(roleEnv), "hostile:"); ok {
 		hostilemcp.Stdio(mode, os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
+	if os.Getenv(roleEnv) == "notes" {
+		notes.Serve(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
 	switch os.Getenv(roleEnv) {
