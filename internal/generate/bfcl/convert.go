@@ -140,7 +140,9 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 	if len(e.Question) != 1 {
 		return nil, fmt.Errorf("%d question turns: only single-turn entries are imported", len(e.Question))
 	}
-	if len(e.Function) == 0 {
+	if len(e.Function) == 0 && c.Kind != Irrelevance {
+		// BFCL scores live_irrelevance entries without functions (correct
+		// when no call is made); others need a function to call.
 		return nil, fmt.Errorf("no functions")
 	}
 	if !schema.ValidCaseID(e.ID) {
@@ -188,6 +190,7 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 	}
 	var calls []any
 	cs.Golden = &schema.Golden{}
+	var unpassable []string
 	for _, call := range gt {
 		if len(call) != 1 {
 			return nil, fmt.Errorf("an answer call names %d functions, want 1", len(call))
@@ -198,9 +201,12 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 				return nil, fmt.Errorf("the answer calls %s, which the entry does not define", fname)
 			}
 			fn := functionNamed(e, fname)
-			spec, gold, err := callSpec(fn, possible, c.Language)
+			spec, gold, never, err := callSpec(fn, possible, c.Language)
 			if err != nil {
 				return nil, err
+			}
+			for _, k := range never {
+				unpassable = append(unpassable, fname+"."+k)
 			}
 			calls = append(calls, schema.ExpectedCall{Tool: tn, Args: spec})
 			cs.Golden.Calls = append(cs.Golden.Calls, schema.GoldenCall{Tool: tn, Args: gold})
@@ -211,8 +217,23 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 	if len(calls) > 1 {
 		cs.Expect["order"] = "unordered"
 	}
+	if len(unpassable) > 0 {
+		// BFCL's checker passes no output here: the case stays, counted in
+		// its category, never passing, and has no golden to prove.
+		cs.Tags = append(cs.Tags, TagUnpassable)
+		cs.Description += " BFCL's checker passes no output for this entry (" + strings.Join(unpassable, ", ") + ": an empty set of acceptable values, or a parameter the function does not define without \"\" among its values), so neither does this case."
+		cs.Golden = nil
+	}
 	return cs, nil
 }
+
+// TagUnpassable marks an imported case that no output can pass, as none
+// passes BFCL's checker for its entry: an answer parameter with an empty
+// set of acceptable values, or one the function does not define.
+const TagUnpassable = "bfcl-unpassable"
+
+// never is a matcher no value, and no absence, satisfies.
+var never = map[string]any{"$not": map[string]any{"$absent_or": map[string]any{"$any": true}}}
 
 func functionNamed(e *Entry, name string) *Function {
 	for i := range e.Function {
@@ -223,24 +244,40 @@ func functionNamed(e *Entry, name string) *Function {
 	return nil
 }
 
-// callSpec returns the args matcher and golden args of one answer call.
-func callSpec(fn *Function, possible map[string][]any, lang Language) (map[string]any, map[string]any, error) {
+// callSpec returns the args matcher and golden args of one answer call,
+// and the parameters no output can satisfy (BFCL lists no acceptable
+// value, or the function does not define the parameter): their matcher
+// is never.
+func callSpec(fn *Function, possible map[string][]any, lang Language) (map[string]any, map[string]any, []string, error) {
 	spec := map[string]any{}
 	gold := map[string]any{}
+	var unpassable []string
 	for _, k := range sortedKeys(possible) {
 		if err := checkKey(k, "parameter"); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if err := checkValueKeys(possible[k]); err != nil {
-			return nil, nil, fmt.Errorf("parameter %s: %v", k, err)
+			return nil, nil, nil, fmt.Errorf("parameter %s: %v", k, err)
 		}
-		s, g, ok := paramSpec(paramOf(fn, k), possible[k], lang)
+		p := paramOf(fn, k)
+		if !p.defined && slices.Contains(possible[k], any("")) {
+			// BFCL rejects an output that gives a parameter the function
+			// does not define; with "" listed, leaving it out passes.
+			spec[k] = map[string]any{"$not": map[string]any{"$any": true}}
+			continue
+		}
+		if len(possible[k]) == 0 || !p.defined {
+			spec[k] = never
+			unpassable = append(unpassable, k)
+			continue
+		}
+		s, g, ok := paramSpec(p, possible[k], lang)
 		spec[k] = s
 		if ok {
 			gold[k] = g
 		}
 	}
-	return spec, gold, nil
+	return spec, gold, unpassable, nil
 }
 
 // checkKey rejects names that toolward's matcher language would read as

@@ -3,6 +3,7 @@ package bfcl
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,6 +162,25 @@ func TestVerdictsAgreeWithBFCL(t *testing.T) {
 		{"simple_java_0", `[{"SQLCompletionAnalyzer_makeProposalsFromObject": {"object": "Customers", "useShortName": "True", "limit": "50"}}]`, false, "wrong_args", "Java booleans are true and false"},
 		{"simple_java_0", `[{"SQLCompletionAnalyzer_makeProposalsFromObject": {"object": "Customers", "useShortName": "true", "limit": "50.0"}}]`, false, "wrong_args", "a Java integer has no decimal point"},
 		{"simple_java_0", `[{"SQLCompletionAnalyzer_makeProposalsFromObject": {"object": "Customers", "useShortName": "true", "limit": "50", "maxRows": "100"}}]`, false, "wrong_args", "a Java long literal ends in L"},
+		// A string parameter answered by a number: BFCL compares with the
+		// Python type (live_multiple_595-158-1, number_of_rooms: [2]).
+		{"simple_python_4", `[{"hotel_book": {"number_of_rooms": 2, "filter": ""}}]`, true, "", "the int answer"},
+		{"simple_python_4", `[{"hotel_book": {"number_of_rooms": 2.0, "filter": ""}}]`, false, "wrong_args", "2.0 is not the int 2"},
+		{"simple_python_4", `[{"hotel_book": {"number_of_rooms": "2", "filter": ""}}]`, false, "wrong_args", `"2" is not 2`},
+		// A required parameter whose only value is "" (live_multiple_507-149-4).
+		{"simple_python_4", `[{"hotel_book": {"number_of_rooms": 2}}]`, false, "wrong_args", `a required "" must be given`},
+		// An empty set of acceptable values (live_simple_106-63-0): nothing passes.
+		{"simple_python_5", `[{"get_weather": {"city": "Paris"}}]`, false, "wrong_args", "no acceptable value"},
+		{"simple_python_5", `[{"get_weather": {}}]`, false, "wrong_args", "no acceptable value, left out"},
+		// An answer parameter the function does not define (live_multiple_862-181-3).
+		{"simple_python_6", `[{"get_weather": {"city": "Paris", "color": "red"}}]`, false, "wrong_args", "the answer itself fails BFCL's checker"},
+		{"simple_python_6", `[{"get_weather": {"city": "Paris"}}]`, false, "wrong_args", "and so does leaving it out"},
+		// The same with "" listed (parallel_multiple_12): giving it fails,
+		// leaving it out is judged as usual.
+		{"simple_python_7", `[{"get_weather": {"city": "Paris"}}]`, true, "", "left out"},
+		{"simple_python_7", `[{"get_weather": {"city": "Paris", "color": "red"}}]`, false, "wrong_args", "given: unexpected parameter"},
+		// live_irrelevance entries with no functions.
+		{"irrelevance_1", `[]`, true, "", "no call"},
 		// JavaScript: the same, with object literals.
 		{"simple_javascript_0", `[{"validateUserInput": {"inputField": "userInputField", "isComplete": "true", "options": "{retries: 3}", "tags": "['a', 'b']"}}]`, true, "", "bare keys and single quotes"},
 		{"simple_javascript_0", `[{"validateUserInput": {"inputField": "userInputField", "isComplete": "true", "options": "{\"retries\": 3}"}}]`, true, "", "quoted keys"},
@@ -192,9 +212,16 @@ func hasReason(vd matchers.Verdict, code string) bool {
 	return false
 }
 
-// Every golden is the first acceptable answer and passes its own case.
+// Every golden is the first acceptable answer and passes its own case;
+// a case no output passes has none, and is tagged so.
 func TestGoldensPass(t *testing.T) {
 	for id, c := range suite(t) {
+		if c.Golden == nil {
+			if !slices.Contains(c.Tags, TagUnpassable) {
+				t.Errorf("%s has no golden and is not tagged %s", id, TagUnpassable)
+			}
+			continue
+		}
 		b, err := json.Marshal(goldenOutput(c))
 		if err != nil {
 			t.Fatal(err)
@@ -230,5 +257,22 @@ func TestIntegerRejectsFloatText(t *testing.T) {
 	}
 	if vd := e.Score(decodeTrace(t, c, `[{"calculate_triangle_area": {"base": 10.0, "height": 5}}]`, false), cell); !vd.Pass {
 		t.Errorf("float64 10.0 (Ollama native) rejected: %v", vd.Reasons)
+	}
+}
+
+// TestBFCLDisagreements: the imported cases behave as BFCL's checker on
+// the entries where they once did not (docs/bfcl.md).
+func TestBFCLDisagreements(t *testing.T) {
+	cases := suite(t)
+	for _, id := range []string{"simple_python_5", "simple_python_6"} {
+		if c := cases[id]; c == nil || !slices.Contains(c.Tags, TagUnpassable) || c.Golden != nil {
+			t.Errorf("%s: want a case tagged %s without a golden, got %+v", id, TagUnpassable, c)
+		}
+	}
+	if c := cases["simple_python_4"]; c == nil || c.Golden == nil || c.Golden.Calls[0].Args["filter"] != "" {
+		t.Errorf(`simple_python_4: the golden must carry filter: "", got %+v`, c.Golden)
+	}
+	if c := cases["irrelevance_1"]; c == nil || len(c.Needs) != 0 {
+		t.Errorf("irrelevance_1 (no functions): %+v; want it imported, offering nothing", c)
 	}
 }
