@@ -148,6 +148,10 @@ func TestClaudeConfig(t *testing.T) {
 	if code := Main([]string{"run", replayed, "--filter", "seed=1", "--out", filepath.Join(tmp, "replayed")}, &stdout, &stderr); code != 0 {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
+	stderr.Reset()
+	if code := Main([]string{"plan", replayed, "--estimate", filepath.Join(tmp, "live")}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "--estimate needs prices") {
+		t.Errorf("plan --estimate without prices: exit %d: %s", code, stderr.String())
+	}
 	again := verdicts(t, filepath.Join(tmp, "replayed"))
 	for _, id := range slices.Sorted(maps.Keys(got)) {
 		if again[id] != got[id] {
