@@ -35,16 +35,31 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 //
 // A line longer than MaxLineBytes is a *SyntaxError wrapping
 // ErrLineTooLong; it is discarded as it is read, never held whole.
+//
+// Decoding is lazy: Scan only finds the line, Record decodes it (once),
+// Summary decodes the summary view, and ID peeks at the run id without
+// decoding, so a reader that needs less of a record pays less.
 type Reader struct {
 	br    *bufio.Reader
 	max   int
 	buf   []byte
+	raw   []byte // the current line; nil for a line too long
 	file  string
 	line  int
 	rec   Record
+	state decodeState
 	err   error
 	ioErr error
 }
+
+// decodeState says what of the current line is in Reader.rec.
+type decodeState uint8
+
+const (
+	undecoded decodeState = iota
+	summarized
+	decoded
+)
 
 // ErrLineTooLong is the cause of the *SyntaxError for a line longer than
 // MaxLineBytes.
@@ -66,28 +81,41 @@ func (r *Reader) Scan() bool {
 		r.line++
 		r.rec = Record{}
 		r.err = nil
+		r.raw = nil
+		r.state = undecoded
 		if n > r.max {
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("%w: %d bytes, more than the %d a line may have", ErrLineTooLong, n, r.max)}
+			r.state = decoded
 			return true
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		r.decode(b)
+		r.raw = b
 		return true
 	}
 }
 
-// decode parses one line into r.rec, or sets r.err.
-func (r *Reader) decode(b []byte) {
-	if err := unmarshalNumbers(b, &r.rec); err != nil {
+// decode parses one line into r.rec (whole, or its summary view), or sets
+// r.err.
+func (r *Reader) decode(b []byte, summary bool) {
+	r.rec = Record{}
+	var err error
+	if summary {
+		err = decodeSummary(b, &r.rec)
+	} else {
+		err = unmarshalNumbers(b, &r.rec)
+	}
+	if err != nil {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
 	} else if r.rec.ID == "" {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: errors.New("no run id")}
 	} else if r.rec.Version > Version {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("format version %d is newer than this toolward reads (%d); upgrade toolward", r.rec.Version, Version)}
 	} else {
-		r.rec.restoreAnswer()
+		if !summary {
+			r.rec.restoreAnswer()
+		}
 		r.rec.upgrade()
 	}
 }
@@ -141,11 +169,41 @@ func (r *Reader) readLine() (b []byte, n int, ok bool) {
 // Record returns the current record, or a *SyntaxError for a bad line.
 // The returned pointer is valid until the next Scan.
 func (r *Reader) Record() (*Record, error) {
+	if r.state != decoded {
+		r.decode(r.raw, false)
+		r.state = decoded
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
 	return &r.rec, nil
 }
+
+// Summary returns the current record's summary view (see DecodeSummary),
+// or the *SyntaxError Record would return: a line is a record in both
+// views or in neither. After Record, it returns the whole record. The
+// returned pointer is valid until the next Scan or Record.
+func (r *Reader) Summary() (*Record, error) {
+	if r.state == undecoded {
+		r.decode(r.raw, true)
+		r.state = summarized
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return &r.rec, nil
+}
+
+// ID returns the run id the current line holds when it is a record (see
+// PeekID), without decoding it; "" when no id was found.
+func (r *Reader) ID() string {
+	id, _ := PeekID(r.raw)
+	return id
+}
+
+// Line returns the current line as read (without its newline), nil for a
+// line too long. It is valid until the next Scan.
+func (r *Reader) Line() []byte { return r.raw }
 
 // Err returns the first I/O error, if any.
 func (r *Reader) Err() error { return r.ioErr }

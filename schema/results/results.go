@@ -186,6 +186,11 @@ func ReadMeta(dir string) (*Meta, error) {
 		}
 		return nil, err
 	}
+	return DecodeMeta(dir, b)
+}
+
+// DecodeMeta decodes b, the bytes of dir/config.json, as ReadMeta does.
+func DecodeMeta(dir string, b []byte) (*Meta, error) {
 	var m Meta
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ConfigFile), err)
@@ -415,6 +420,12 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 }
 
 func eachRecord(dir string, fn func(*record.Record, error) error) error {
+	return eachLine(dir, func(r *record.Reader) error { return fn(r.Record()) })
+}
+
+// withReader calls fn with a reader of dir/runs.jsonl; a missing file
+// is not read.
+func withReader(dir string, fn func(*record.Reader) error) error {
 	path := filepath.Join(dir, RunsFile)
 	f, err := openRuns(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -424,13 +435,7 @@ func eachRecord(dir string, fn func(*record.Record, error) error) error {
 		return err
 	}
 	defer f.Close()
-	r := record.NewReader(f, path)
-	for r.Scan() {
-		if err := fn(r.Record()); err != nil {
-			return err
-		}
-	}
-	return r.Err()
+	return fn(record.NewReader(f, path))
 }
 
 // writeLine writes rec as one JSON line, as it was read (the version it

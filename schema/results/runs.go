@@ -44,42 +44,97 @@ type ReadStats struct {
 // lines are skipped and counted. A missing runs.jsonl has no runs. An
 // error from fn stops the read and is returned.
 //
-// The files are read twice (the first pass notes which ids have a
-// verdict); memory is proportional to the number of run ids.
+// The files are read twice, but decoded once: the first pass only peeks
+// at each line's run id (record.PeekID) to find the ids that occur more
+// than once, and only when there are such ids are their lines decoded
+// on a second look, to note which have a verdict. Memory is 8 bytes per
+// run id (more for ids that are not 16 hex digits) while the first pass
+// lasts, then 10 bytes per repeated id.
 func Runs(fn func(*record.Record) error, dirs ...string) (*ReadStats, error) {
-	judged := map[string]bool{}
-	for _, d := range dirs {
-		err := eachRecord(d, func(rec *record.Record, err error) error {
-			if err == nil && verdict(rec) {
-				judged[rec.ID] = true
-			}
-			return nil
-		})
+	return read(false, func(r *record.Reader) error {
+		rec, err := r.Record()
 		if err != nil {
+			return err
+		}
+		return fn(rec)
+	}, dirs)
+}
+
+// RunsSummary is Runs giving fn each chosen record's summary view
+// (record.Reader.Summary: the record without the texts of its turns and
+// calls), which costs a fraction of a whole decode; whole decodes the
+// same record whole, in place (rec is then the whole record), for the
+// few a consumer shows. Both are valid only during the call.
+func RunsSummary(fn func(rec *record.Record, whole func() (*record.Record, error)) error, dirs ...string) (*ReadStats, error) {
+	return read(true, func(r *record.Reader) error {
+		rec, err := r.Summary()
+		if err != nil {
+			return err
+		}
+		return fn(rec, r.Record)
+	}, dirs)
+}
+
+// read is Runs and RunsSummary: it chooses a record per run id by the
+// rule of Runs and calls give with the reader on its line. summary says
+// which view decides what a record is (both agree on every line).
+func read(summary bool, give func(*record.Reader) error, dirs []string) (*ReadStats, error) {
+	decode := (*record.Reader).Record
+	if summary {
+		decode = (*record.Reader).Summary
+	}
+	var all idSet
+	for _, d := range dirs {
+		if err := eachLine(d, func(r *record.Reader) error { all.add(r.ID()); return nil }); err != nil {
 			return nil, err
 		}
 	}
+	repeated := all.repeated()
+	all = idSet{}
+	// judged[i] notes that the repeated id at index i has a verdict
+	// somewhere; kept[i] that its record was chosen.
+	n := repeated.len()
+	judged, kept := make([]bool, n), make([]bool, n)
+	if n > 0 {
+		for _, d := range dirs {
+			err := eachLine(d, func(r *record.Reader) error {
+				if i, ok := repeated.index(r.ID()); ok {
+					if rec, err := decode(r); err == nil && verdict(rec) {
+						judged[i] = true
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
 	st := &ReadStats{}
-	kept := make(map[string]bool, len(judged))
 	for _, d := range dirs {
-		err := eachRecord(d, func(rec *record.Record, err error) error {
-			switch {
-			case err != nil:
+		err := eachLine(d, func(r *record.Reader) error {
+			rec, err := decode(r)
+			if err != nil {
 				st.BadLines++
 				if len(st.Bad) < MaxBadKept {
 					st.Bad = append(st.Bad, err)
 				}
 				return nil
-			case kept[rec.ID] || (!verdict(rec) && judged[rec.ID]):
-				st.Duplicates++
-				return nil
 			}
-			kept[rec.ID] = true
+			if n > 0 {
+				if i, ok := repeated.index(rec.ID); ok {
+					if kept[i] || (!verdict(rec) && judged[i]) {
+						st.Duplicates++
+						return nil
+					}
+					kept[i] = true
+				}
+			}
 			st.Records++
 			if !record.KnownOutcome(rec.Outcome) {
 				st.Unknown++
 			}
-			return fn(rec)
+			return give(r)
 		})
 		if err != nil {
 			return st, err

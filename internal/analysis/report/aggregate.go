@@ -127,9 +127,15 @@ func newAggregator() *aggregator {
 	return a
 }
 
-// add folds one record in. rec is not retained, except for the trace of
-// an example, which the reader allocates afresh for every record.
-func (a *aggregator) add(rec *record.Record) {
+// add folds one whole record in. rec is not retained, except for the
+// trace of an example, which the reader allocates afresh for every
+// record.
+func (a *aggregator) add(rec *record.Record) { a.addSummary(rec, nil) }
+
+// addSummary folds in a record's summary view (record.Reader.Summary),
+// whose whole record whole decodes, in place, when it becomes an
+// example; nil whole means rec is whole.
+func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record, error)) {
 	outcome := rec.Outcome
 	switch outcome {
 	case record.Pass, record.Fail, record.Error:
@@ -149,7 +155,7 @@ func (a *aggregator) add(rec *record.Record) {
 	a.rules.add(rec)
 	a.cost.add(rec, outcome)
 	codes := a.addReasons(rec, outcome)
-	a.addCase(rec, outcome, codes)
+	a.addCase(rec, whole, outcome, codes)
 }
 
 // addSpan widens the time span of the runs to rec's.
@@ -269,7 +275,7 @@ func (a *aggregator) addReasons(rec *record.Record, outcome string) []string {
 
 // addCase counts rec in its case's drill-down and keeps it as the
 // cell's example when it is the first failure there.
-func (a *aggregator) addCase(rec *record.Record, outcome string, codes []string) {
+func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, error), outcome string, codes []string) {
 	key := KeyOf(rec.Cell)
 	cs := a.cases[rec.Case]
 	if cs == nil {
@@ -287,12 +293,14 @@ func (a *aggregator) addCase(rec *record.Record, outcome string, codes []string)
 	for _, code := range codes {
 		cc.reasons[code]++
 	}
-	a.keepExample(cs, cc, rec, outcome)
+	a.keepExample(cs, cc, rec, whole, outcome)
 }
 
 // keepExample keeps the first failing run of a cell, within the budget;
 // a failure replaces an errored example.
-func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, outcome string) {
+// It is the one step of add that reads a trace's texts: rec is made
+// whole (whole) only here.
+func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, whole func() (*record.Record, error), outcome string) {
 	c := rec.Cell
 	if outcome == record.Pass {
 		return
@@ -301,6 +309,13 @@ func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, 
 	room := cs.examples < maxExamplesPerCase && a.examples < maxExamples
 	if !(replace || (cc.Example == nil && room)) {
 		return
+	}
+	if whole != nil {
+		w, err := whole()
+		if err != nil {
+			return // cannot be: the line decoded as a summary (record.Reader.Summary)
+		}
+		rec = w
 	}
 	if cc.Example == nil {
 		cs.examples++
@@ -618,9 +633,11 @@ func (a *aggregator) cellSummary(k CellKey) CellSummary {
 	}
 	cs.PassAtK = make([]float64, cs.K)
 	cs.PassHatK = make([]float64, cs.K)
+	cases := sortedKeys(ca.perCase) // a fixed order: float sums repeat exactly
 	for k := 1; k <= cs.K; k++ {
 		var at, hat float64
-		for _, pc := range ca.perCase {
+		for _, id := range cases {
+			pc := ca.perCase[id]
 			if pc[1] == 0 {
 				continue
 			}

@@ -45,7 +45,11 @@ func Build(dir string) (*Summary, error) {
 }
 
 // Summarize computes the summary of dir without writing anything.
-func Summarize(dir string) (*Summary, error) {
+func Summarize(dir string) (*Summary, error) { return summarizeDir(dir, false) }
+
+// summarizeDir is Summarize; wholeRecords decodes every record whole
+// instead of its summary view (for the test that the two agree).
+func summarizeDir(dir string, wholeRecords bool) (*Summary, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("report: %s is a file; give the result directory that holds %s", dir, RunsFile)
 	}
@@ -56,23 +60,31 @@ func Summarize(dir string) (*Summary, error) {
 	// One record per run id, by the rule of results.Runs (the first
 	// pass or fail record, else the first other one).
 	a := newAggregator()
-	if m, err := results.ReadMeta(dir); err == nil && m.Config != nil {
+	cfg := readConfigFile(dir)
+	if m := cfg.meta(); m != nil {
 		a.cost.prices, a.cost.local = m.Config.Prices, schema.LocalBackend(m.Config.Backend)
 	}
-	members, unchecked := planMembers(dir)
+	members, unchecked := cfg.planMembers()
 	var foreign results.Foreign
-	st, err := results.Runs(func(rec *record.Record) error {
+	add := func(rec *record.Record, whole func() (*record.Record, error)) error {
 		if !members.Holds(rec) {
 			foreign.Add(rec)
 			return nil
 		}
-		a.add(rec)
+		a.addSummary(rec, whole)
 		return nil
-	}, dir)
+	}
+	var st *results.ReadStats
+	var err error
+	if wholeRecords {
+		st, err = results.Runs(func(rec *record.Record) error { return add(rec, nil) }, dir)
+	} else {
+		st, err = results.RunsSummary(add, dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("report: reading %s: %w", path, err)
 	}
-	a.subsetOrder = configToolOrder(filepath.Join(dir, ConfigFile))
+	a.subsetOrder = cfg.toolOrder()
 	s := a.summary()
 	s.BadLines = st.BadLines
 	s.Duplicates = st.Duplicates
@@ -102,10 +114,34 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	s.Warnings = append(pre, s.Warnings...)
 	s.Title = defaultTitle(dir)
-	if err := s.readConfig(filepath.Join(dir, ConfigFile)); err != nil {
+	if err := s.readConfig(cfg); err != nil {
 		s.Warnings = append(s.Warnings, err.Error())
 	}
 	return s, nil
+}
+
+// configFile is dir/config.json as a report reads it: once.
+type configFile struct {
+	dir, path string
+	b         []byte
+	err       error // of reading it
+}
+
+func readConfigFile(dir string) *configFile {
+	b, err := results.ReadMetaBytes(dir)
+	return &configFile{dir: dir, path: filepath.Join(dir, ConfigFile), b: b, err: err}
+}
+
+// meta decodes the file as results.ReadMeta does; nil when it cannot.
+func (c *configFile) meta() *results.Meta {
+	if c.err != nil {
+		return nil
+	}
+	m, err := results.DecodeMeta(c.dir, c.b)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // planMembers returns the test of which records are runs of the plan
@@ -113,9 +149,9 @@ func Summarize(dir string) (*Summary, error) {
 // against (reports of a bare runs.jsonl count every record), or when it
 // cannot be read (readConfig warns) or its plan cannot be rebuilt (the
 // second result says so, for a warning).
-func planMembers(dir string) (*results.Members, string) {
-	m, err := results.ReadMeta(dir)
-	if err != nil {
+func (c *configFile) planMembers() (*results.Members, string) {
+	m := c.meta()
+	if m == nil {
 		return nil, ""
 	}
 	ms, err := m.Members()
@@ -157,8 +193,8 @@ func defaultTitle(dir string) string {
 // version, plan size, shard, filters and merged shards. The time span
 // comes from the runs themselves. Case digests stay in config.json. Its absence is not an
 // error; a file that does not decode, or has no config, is a warning.
-func (s *Summary) readConfig(path string) error {
-	b, err := results.ReadMetaBytes(filepath.Dir(path))
+func (s *Summary) readConfig(c *configFile) error {
+	b, err, path := c.b, c.err, c.path
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

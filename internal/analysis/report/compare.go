@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sort"
 
@@ -263,13 +262,12 @@ func restrictedTally(cc caseCounts, keep map[string]bool) Tally {
 // configToolOrder returns the tool subsets of the config in dir's
 // config.json, in the config's order; nil when there is none (readConfig
 // reports a broken file).
-func configToolOrder(path string) []string {
-	b, err := results.ReadMetaBytes(filepath.Dir(path))
-	if err != nil {
+func (c *configFile) toolOrder() []string {
+	if c.err != nil {
 		return nil
 	}
 	var m results.Meta
-	if json.Unmarshal(b, &m) != nil || m.Config == nil {
+	if json.Unmarshal(c.b, &m) != nil || m.Config == nil {
 		return nil
 	}
 	var names []string

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolward/toolward/schema/record"
+)
+
+// TestSummaryViewAgrees: a report built from the records' summary view
+// (the trace's texts left undecoded, examples decoded whole) is the
+// report built from whole records, byte for byte, on every fixture: a
+// section that starts reading a text the summary view leaves out fails
+// here.
+func TestSummaryViewAgrees(t *testing.T) {
+	t.Parallel()
+	for _, fx := range []string{"basic", "edge", "empty"} {
+		dir := filepath.Join("testdata", fx)
+		var outs [2][2]bytes.Buffer
+		for i, whole := range []bool{false, true} {
+			s, err := summarizeDir(dir, whole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.WriteJSON(&outs[i][0]); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.WriteMarkdown(&outs[i][1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for j, name := range []string{SummaryFile, MarkdownFile} {
+			if !bytes.Equal(outs[0][j].Bytes(), outs[1][j].Bytes()) {
+				t.Errorf("%s: %s from summary views differs from whole records:\n%s\nwant:\n%s", fx, name, outs[0][j].String(), outs[1][j].String())
+			}
+		}
+	}
+}
+
+// TestPassAtKRepeats: a cell's pass@k is a float sum over its cases; it
+// must come out the same, to the bit, every time the same records are
+// summarized (it once summed in map order).
+func TestPassAtKRepeats(t *testing.T) {
+	t.Parallel()
+	var first []float64
+	for try := range 10 {
+		a := newAggregator()
+		for c := range 200 {
+			for seed := range 7 {
+				outcome := record.Fail
+				if (c*31+seed*7)%(c%5+2) == 0 {
+					outcome = record.Pass
+				}
+				a.add(&record.Record{ID: fmt.Sprintf("r%d-%d", c, seed), Case: fmt.Sprintf("case%03d", c),
+					Cell: record.Cell{Model: "m", Seed: seed}, Outcome: outcome})
+			}
+		}
+		s := a.summary()
+		got := s.Cells[0].PassAtK
+		if try == 0 {
+			first = got
+			continue
+		}
+		for k := range got {
+			if math.Float64bits(got[k]) != math.Float64bits(first[k]) {
+				t.Fatalf("try %d: pass@%d = %v, first %v", try, k+1, got[k], first[k])
+			}
+		}
+	}
+}
