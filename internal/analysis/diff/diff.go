@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/toolward/toolward/internal/analysis/stats"
-	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -217,31 +216,33 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		return nil, fmt.Errorf("diff: alpha must be between 0 and 1, got %v", alpha)
 	}
 	r := &Result{Base: Side{Dir: baseDir}, New: Side{Dir: newDir}, Alpha: alpha}
-	base, err := load(baseDir, &r.Base, &r.Warnings)
+	t := newTable()
+	base, err := load(baseDir, &r.Base, &r.Warnings, t)
 	if err != nil {
 		return nil, err
 	}
-	nw, err := load(newDir, &r.New, &r.Warnings)
+	nw, err := load(newDir, &r.New, &r.Warnings, t)
 	if err != nil {
 		return nil, err
 	}
 	r.Warnings = append(r.Warnings, serverWarnings(baseDir, newDir)...) // server.go
+	sameIDs := sameIDFormat(baseDir, newDir)
 
-	baseCases, newCases := map[string]bool{}, map[string]bool{}
-	for k := range base {
-		baseCases[k.Case] = true
+	baseCases, newCases := map[uint32]bool{}, map[uint32]bool{}
+	for i := range base {
+		baseCases[base[i].key.kase] = true
 	}
-	for k := range nw {
-		newCases[k.Case] = true
+	for i := range nw {
+		newCases[nw[i].key.kase] = true
 	}
 	for c := range newCases {
 		if !baseCases[c] {
-			r.NewCases = append(r.NewCases, c)
+			r.NewCases = append(r.NewCases, t.cases[c])
 		}
 	}
 	for c := range baseCases {
 		if !newCases[c] {
-			r.DroppedCases = append(r.DroppedCases, c)
+			r.DroppedCases = append(r.DroppedCases, t.cases[c])
 		}
 	}
 
@@ -250,32 +251,57 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 	type runs struct{ paired, b, c int } // b: pass → fail, c: fail → pass
 	perCase := map[caseModel]*runs{}
 	changed := map[string]bool{}
-	for k, b := range base {
-		n, ok := nw[k]
-		if !ok {
-			if newCases[k.Case] {
+	// The two sides are sorted by key: walk them together.
+	i, j := 0, 0
+	for i < len(base) || j < len(nw) {
+		var c int
+		switch {
+		case i == len(base):
+			c = 1
+		case j == len(nw):
+			c = -1
+		default:
+			c = compareCKeys(base[i].key, nw[j].key)
+		}
+		if c > 0 { // a run of new only
+			if baseCases[nw[j].key.kase] {
+				r.NewOnly++
+			}
+			j++
+			continue
+		}
+		b := &base[i]
+		i++
+		if c < 0 { // a run of base only
+			if newCases[b.key.kase] {
 				r.BaseOnly++
 			} else {
 				r.DroppedRuns++
 			}
 			continue
 		}
+		n := &nw[j]
+		j++
+		k := t.pairKey(b.key)
 		r.Paired++
-		if b.id != n.id {
+		if !sameID(b, n) {
 			changed[k.Case] = true
 		}
-		if b.outcome == record.Error || n.outcome == record.Error {
+		if !b.verdict() || !n.verdict() {
 			r.ErrorPairs++
 			continue
 		}
 		r.Scored++
+		if b.outcome != n.outcome || b.reasons != n.reasons {
+			r.Verdicts = append(r.Verdicts, VerdictChange{Case: k.Case, Cell: k.Cell, Base: t.verdictOf(b), New: t.verdictOf(n), Why: why(t, b, n, sameIDs)})
+		}
 		m := models[k.Cell.Model]
 		if m == nil {
 			m = &ModelDiff{Model: k.Cell.Model}
 			models[k.Cell.Model] = m
 		}
 		m.Pairs++
-		bp, np := b.outcome == record.Pass, n.outcome == record.Pass
+		bp, np := b.outcome == outPass, n.outcome == outPass
 		if bp {
 			m.BasePass++
 		}
@@ -292,16 +318,11 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		case bp && !np:
 			m.B++
 			cr.b++
-			r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: n.reasons})
+			r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: t.codes(n)})
 		case !bp && np:
 			m.C++
 			cr.c++
-			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: b.reasons})
-		}
-	}
-	for k := range nw {
-		if _, ok := base[k]; !ok && baseCases[k.Case] {
-			r.NewOnly++
+			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: t.codes(b)})
 		}
 	}
 	clusters := map[string][]stats.Cluster{} // model → one cluster per case
@@ -351,9 +372,7 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 	if r.ErrorPairs > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d paired runs errored on one side or both and are not compared", r.ErrorPairs))
 	}
-	if err := r.addVerdicts(baseDir, newDir); err != nil { // verdicts.go
-		return nil, err
-	}
+	r.finishVerdicts(sameIDs) // verdicts.go
 	return r, nil
 }
 
@@ -370,10 +389,11 @@ func compareKeys(x, y key) int {
 	return cmp.Or(cmp.Compare(x.Case, y.Case), cell.Compare(x.Cell, y.Cell, order...))
 }
 
-// load reads dir/runs.jsonl into a map by pairing key, one record per
-// run by the rule of results.Runs (its first pass or fail record, else
-// its first other one). Bad lines become warnings.
-func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
+// load reads the runs of dir/runs.jsonl, one record per run by the rule
+// of results.Runs (its first pass or fail record, else its first other
+// one), sorted by key, the last record of a key winning. Bad lines
+// become warnings.
+func load(dir string, side *Side, warnings *[]string, t *table) ([]run, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("diff: %s is a file; give the result directory that holds runs.jsonl", dir)
 	}
@@ -381,26 +401,21 @@ func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
 	if err := results.CheckRuns(dir); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	out := map[key]entry{}
-	members := planMembers(dir, warnings)
+	members, planned := planMembers(dir, warnings)
+	out := make([]run, 0, planned)
 	var foreign results.Foreign
-	st, err := results.Runs(func(rec *record.Record) error {
+	st, err := results.RunsSummary(func(rec *record.Record, _ func() (*record.Record, error)) error {
 		if !members.Holds(rec) {
 			foreign.Add(rec)
 			return nil
 		}
-		e := entry{id: rec.ID, outcome: rec.Outcome, reasons: matchers.ReasonCodes(rec.Reasons)}
-		switch e.outcome {
-		case record.Pass, record.Fail:
-		default:
-			e.outcome = record.Error
-		}
-		out[keyOf(rec)] = e
+		out = t.add(out, rec)
 		return nil
 	}, dir)
 	if err != nil {
 		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
 	}
+	out = settle(out)
 	side.BadLines = st.BadLines
 	if w := foreign.String(); w != "" {
 		*warnings = append(*warnings, dir+": "+w)
@@ -423,17 +438,23 @@ func load(dir string, side *Side, warnings *[]string) (map[key]entry, error) {
 // by hand can neither pair nor stand in for a missing run; nil (every
 // record) when there is no readable config.json or its plan cannot be
 // rebuilt, the latter with a warning.
-func planMembers(dir string, warnings *[]string) *results.Members {
+//
+// The second result is the number of runs config.json says the
+// directory planned (bounded, for sizing; 0 when unknown).
+func planMembers(dir string, warnings *[]string) (*results.Members, int) {
 	m, err := results.ReadMeta(dir)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	ms, err := m.Members()
 	if err != nil {
 		*warnings = append(*warnings, fmt.Sprintf("%s: records not checked against the plan: %v", dir, err))
 	}
-	return ms
+	return ms, int(min(max(m.Planned, 0), maxPresize))
 }
+
+// maxPresize bounds the runs load makes room for before reading.
+const maxPresize = 1 << 22
 
 // keyOf pairs runs across directories: the case and the cell without the
 // tool count (which a server change may move).

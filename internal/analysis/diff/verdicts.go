@@ -3,14 +3,9 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
 )
@@ -48,27 +43,17 @@ type Verdict struct {
 	Rules   string   // digest of the rules that judged it; "" for format 1
 }
 
-// judged is what verdictChanges keeps of a record.
-type judged struct {
-	id      string
-	started time.Time
-	verdict Verdict
-	reasons []matchers.Reason
-}
-
-// addVerdicts fills r.Verdicts. When the two directories hash run ids
-// differently (one was written before run ids left out the scoring rules,
-// config.json format 1), ids cannot tell an edited case apart, so
-// r.Changed is cleared and a warning says why.
-func (r *Result) addVerdicts(baseDir, newDir string) error {
-	same := sameIDFormat(baseDir, newDir)
-	if !same {
+// finishVerdicts sorts r.Verdicts, which Compare fills as it pairs runs.
+// When the two directories hash run ids differently (one was written
+// before run ids left out the scoring rules, config.json format 1), ids
+// cannot tell an edited case apart, so r.Changed is cleared and a
+// warning says why.
+func (r *Result) finishVerdicts(sameIDs bool) {
+	if !sameIDs {
 		r.Changed = nil
 		r.Warnings = append(r.Warnings, "one directory was written by an older toolward (config.json format 1) whose run ids also hashed the scoring rules: run ids cannot be compared, so cases whose prompt changed are not detected")
 	}
-	vs, err := verdictChanges(baseDir, newDir, same)
-	r.Verdicts = vs
-	return err
+	slices.SortFunc(r.Verdicts, func(a, b VerdictChange) int { return compareKeys(key{a.Case, a.Cell}, key{b.Case, b.Cell}) })
 }
 
 // sameIDFormat reports whether two result directories' run ids are
@@ -95,66 +80,17 @@ func metaVersion(dir string) (int, bool) {
 	return m.Version, true
 }
 
-// verdictChanges pairs the scored runs of two result directories as
-// Compare does (case id, cell incl. seed; the last record of a key wins)
-// and returns those whose verdict differs, sorted by case and cell. It
-// reads each runs.jsonl once more; bad lines were reported by load.
-// sameIDs says whether the two sides' run ids are comparable.
-func verdictChanges(baseDir, newDir string, sameIDs bool) ([]VerdictChange, error) {
-	base, err := loadJudged(baseDir)
-	if err != nil {
-		return nil, err
-	}
-	nw, err := loadJudged(newDir)
-	if err != nil {
-		return nil, err
-	}
-	var out []VerdictChange
-	for _, k := range slices.SortedFunc(maps.Keys(base), compareKeys) {
-		b := base[k]
-		n, ok := nw[k]
-		if !ok || (b.verdict.Outcome == n.verdict.Outcome && reflect.DeepEqual(b.reasons, n.reasons)) {
-			continue
-		}
-		out = append(out, VerdictChange{Case: k.Case, Cell: k.Cell, Base: b.verdict, New: n.verdict, Why: why(b, n, sameIDs)})
-	}
-	return out, nil
-}
-
-func why(b, n judged, sameIDs bool) string {
+// why says why a paired run's verdict changed.
+func why(t *table, b, n *run, sameIDs bool) string {
 	switch {
-	case sameIDs && b.id != n.id:
+	case sameIDs && !sameID(b, n):
 		return WhyPrompt
-	case !b.started.Equal(n.started):
+	case b.started != n.started:
 		return WhyRanAgain
-	case b.verdict.Rules != "" && n.verdict.Rules != "" && b.verdict.Rules != n.verdict.Rules:
+	case t.strs[b.rules] != "" && t.strs[n.rules] != "" && b.rules != n.rules:
 		return WhyRules
 	}
 	return WhyJudgedAgain
-}
-
-// loadJudged reads the pass and fail records of dir/runs.jsonl by key:
-// the records results.Runs chooses that are verdicts.
-func loadJudged(dir string) (map[key]judged, error) {
-	path := filepath.Join(dir, "runs.jsonl")
-	if err := results.CheckRuns(dir); err != nil {
-		return nil, fmt.Errorf("diff: %w", err)
-	}
-	out := map[key]judged{}
-	var warned []string // load warned already
-	members := planMembers(dir, &warned)
-	_, err := results.Runs(func(rec *record.Record) error {
-		if (rec.Outcome != record.Pass && rec.Outcome != record.Fail) || !members.Holds(rec) {
-			return nil
-		}
-		out[keyOf(rec)] = judged{id: rec.ID, started: rec.Started, reasons: rec.Reasons,
-			verdict: Verdict{Outcome: rec.Outcome, Reasons: matchers.ReasonCodes(rec.Reasons), Rules: rec.Rules}}
-		return nil
-	}, dir)
-	if err != nil {
-		return nil, fmt.Errorf("diff: reading %s: %w", path, err)
-	}
-	return out, nil
 }
 
 // whyCounts counts the changes by cause, in a fixed order of causes.

@@ -54,10 +54,11 @@ func TestVerdictChanges(t *testing.T) {
 		rec("same", 1, "e1", t0.Add(time.Hour), "r1", record.Pass),
 		&record.Record{ID: "f1", Case: "err", Cell: record.Cell{Model: "m", Seed: 1}, Outcome: record.Error},
 	)
-	got, err := verdictChanges(base, nw, true)
+	r, err := Compare(base, nw, 0.05)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := r.Verdicts
 	want := map[string]string{"rescored": WhyRules, "reasons": WhyRules, "prompt": WhyPrompt, "again": WhyRanAgain}
 	if len(got) != len(want) {
 		t.Fatalf("%d changes, want %d: %+v", len(got), len(want), got)
