@@ -45,7 +45,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	out, dirs := pos[0], pos[1:]
-	res, err := results.Merge(out, dirs)
+	// The reports are built from the records as merge writes them,
+	// rather than from reading runs.jsonl back.
+	rep := report.NewStream()
+	res, err := results.MergeEach(out, dirs, rep.Add)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward", err)
 		return 1
@@ -65,7 +68,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward merge: missing shards %s; the merged result is incomplete\n", strings.Join(res.MissingShards, ", "))
 		code = 1
 	}
-	sum, err := report.Build(out)
+	sum, err := rep.Build(out)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward merge: building the reports:", err)
 		return 1

@@ -1,6 +1,9 @@
 package record
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // The summary view of a record is the whole record without the texts a
 // trace carries: each turn's content and thinking, and each call's
@@ -61,9 +64,18 @@ func want(b []byte, first byte, what string) error {
 // with the numbers of untyped values as json.Number as for a whole record.
 // It does not check the id or version (Reader.Summary does).
 func decodeSummary(b []byte, rec *Record) error {
+	// json.Unmarshal costs less than the json.Decoder numbers need; a
+	// record whose summary view holds untyped values (text calls' and
+	// probes' arguments and values) is decoded again keeping numbers.
 	var s summaryRecord
-	if err := unmarshalNumbers(b, &s); err != nil {
-		return err
+	if err := json.Unmarshal(b, &s); err != nil {
+		return unmarshalNumbers(b, &s) // its error
+	}
+	if len(s.Trace.TextCalls) > 0 || s.State != nil {
+		s = summaryRecord{}
+		if err := unmarshalNumbers(b, &s); err != nil {
+			return err
+		}
 	}
 	*rec = s.Record
 	rec.Trace = s.Trace.Trace

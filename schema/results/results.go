@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -303,7 +304,13 @@ type MergeResult struct {
 // which must not exist or be empty. It refuses shards that ran different
 // configs, case files, scoring rules, filters or tool lists (Meta.Server,
 // kept in out when every shard recorded it). It does not build reports.
-func Merge(out string, dirs []string) (*MergeResult, error) {
+func Merge(out string, dirs []string) (*MergeResult, error) { return MergeEach(out, dirs, nil) }
+
+// MergeEach is Merge calling each, when not nil, with every record it
+// writes to out/runs.jsonl, in order: the summary view of the line as
+// written (see RunsSummary), for a reader that would otherwise read the
+// file back, such as the reports.
+func MergeEach(out string, dirs []string, each func(rec *record.Record, whole func() (*record.Record, error))) (*MergeResult, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no directories to merge")
 	}
@@ -382,9 +389,12 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 	}
 	defer unlock()
 	// The inputs read as one stream, under the de-duplication rule of
-	// Runs.
+	// Runs. A record is judged by its summary view and copied as the
+	// line it was read from; only a line longer than a record may be is
+	// decoded whole and written again within record.MaxRecordBytes.
 	err = writeAtomic(filepath.Join(out, RunsFile), func(w io.Writer) error {
-		st, err := Runs(func(rec *record.Record) error {
+		st, err := read(true, func(r *record.Reader) error {
+			rec, _ := r.Summary() // a record: read chose it
 			if !record.KnownOutcome(rec.Outcome) {
 				res.Unknown++
 				return nil
@@ -397,8 +407,35 @@ func Merge(out string, dirs []string) (*MergeResult, error) {
 			if rec.Outcome == record.Error {
 				res.Errors++
 			}
-			return writeLine(w, rec)
-		}, dirs...)
+			if line := r.Line(); len(line) <= record.MaxRecordBytes {
+				if each != nil {
+					each(rec, r.Record)
+				}
+				if _, err := w.Write(line); err != nil {
+					return err
+				}
+				_, err := w.Write([]byte{'\n'})
+				return err
+			}
+			whole, err := r.Record()
+			if err != nil {
+				return err
+			}
+			b, err := record.Marshal(whole)
+			if err != nil {
+				return err
+			}
+			if each != nil { // the record as written, clipped
+				wr := record.NewReader(bytes.NewReader(b), RunsFile)
+				if wr.Scan() {
+					if rec, err := wr.Summary(); err == nil {
+						each(rec, wr.Record)
+					}
+				}
+			}
+			_, err = w.Write(append(b, '\n'))
+			return err
+		}, dirs)
 		if st != nil {
 			res.Duplicates, res.Bad = st.Duplicates, st.BadLines
 		}

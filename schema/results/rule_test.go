@@ -226,3 +226,37 @@ func eachLine(dir string, fn func(*record.Record, error) error) error {
 	}
 	return r.Err()
 }
+
+// TestMergeReportFromStream: the reports merge builds from the records
+// as it writes them (report.Stream) are the reports `toolward report`
+// builds from the merged directory, byte for byte.
+func TestMergeReportFromStream(t *testing.T) {
+	dir, _ := ruleDir(t)
+	out := filepath.Join("results", "t", "merged")
+	rep := report.NewStream()
+	if _, err := results.MergeEach(out, []string{dir}, rep.Add); err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := rep.Build(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{report.SummaryFile, report.MarkdownFile, report.HTMLFile, report.JUnitFile}
+	got := map[string][]byte{}
+	for _, f := range files {
+		got[f], _ = os.ReadFile(filepath.Join(out, f))
+	}
+	read, err := report.Build(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed.Totals != read.Totals || read.Totals.Runs != 4 {
+		t.Errorf("streamed totals %+v, read back %+v", streamed.Totals, read.Totals)
+	}
+	for _, f := range files {
+		want, _ := os.ReadFile(filepath.Join(out, f))
+		if string(got[f]) != string(want) {
+			t.Errorf("%s from the merge stream differs from the report of the merged directory:\n%s\nwant:\n%s", f, got[f], want)
+		}
+	}
+}

@@ -84,6 +84,43 @@ func summarizeDir(dir string, wholeRecords bool) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: reading %s: %w", path, err)
 	}
+	return a.finish(dir, cfg, st, &foreign, unchecked), nil
+}
+
+// Stream builds a directory's reports from records handed to it one at
+// a time, for a command that writes the directory's runs.jsonl (merge)
+// and would otherwise read back what it just wrote.
+type Stream struct {
+	a *aggregator
+	n int
+}
+
+// NewStream returns an empty Stream.
+func NewStream() *Stream { return &Stream{a: newAggregator()} }
+
+// Add folds in one record, as results.RunsSummary gives it.
+func (st *Stream) Add(rec *record.Record, whole func() (*record.Record, error)) {
+	st.a.addSummary(rec, whole)
+	st.n++
+}
+
+// Build writes dir's reports as Build does, from the records added:
+// they must be the records dir/runs.jsonl holds, in order, each a run of
+// the plan dir/config.json records with its own run id, and each the
+// view of the line as written. The summary is then Build's.
+func (st *Stream) Build(dir string) (*Summary, error) {
+	cfg := readConfigFile(dir)
+	_, unchecked := cfg.planMembers()
+	s := st.a.finish(dir, cfg, &results.ReadStats{Records: st.n}, &results.Foreign{}, unchecked)
+	if err := s.writeAll(dir); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// finish computes the summary of the records a has, read from dir with
+// the stats st, leaving out foreign; unchecked is planMembers' warning.
+func (a *aggregator) finish(dir string, cfg *configFile, st *results.ReadStats, foreign *results.Foreign, unchecked string) *Summary {
 	a.subsetOrder = cfg.toolOrder()
 	s := a.summary()
 	s.BadLines = st.BadLines
@@ -117,7 +154,7 @@ func summarizeDir(dir string, wholeRecords bool) (*Summary, error) {
 	if err := s.readConfig(cfg); err != nil {
 		s.Warnings = append(s.Warnings, err.Error())
 	}
-	return s, nil
+	return s
 }
 
 // configFile is dir/config.json as a report reads it: once.
