@@ -60,7 +60,10 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	dir := pos[0]
-	opts := rescore.DirOptions{Out: *out}
+	// The reports are built from the records as score writes them,
+	// rather than from reading runs.jsonl back.
+	rep := report.NewStream()
+	opts := rescore.DirOptions{Out: *out, Each: rep.Add}
 	if len(cases) > 0 {
 		opts.Cases = cases
 	}
@@ -71,7 +74,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	}
 	printScored(stdout, dir, res)
 	code := warnScored(stderr, res)
-	sum, err := report.Build(res.Out)
+	sum, err := rep.Build(res.Out)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward score: building the reports:", err)
 		return 1

@@ -260,3 +260,31 @@ func TestMergeReportFromStream(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreReportFromStream: the reports score builds from the records
+// as it writes them are the reports of the new directory read back.
+func TestScoreReportFromStream(t *testing.T) {
+	dir, _ := ruleDir(t)
+	rep := report.NewStream()
+	res, err := rescore.Dir(dir, rescore.DirOptions{Out: filepath.Join("results", "t", "scored"), Each: rep.Add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rep.Build(res.Out); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{report.SummaryFile, report.MarkdownFile, report.HTMLFile, report.JUnitFile}
+	got := map[string][]byte{}
+	for _, f := range files {
+		got[f], _ = os.ReadFile(filepath.Join(res.Out, f))
+	}
+	if _, err := report.Build(res.Out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		want, _ := os.ReadFile(filepath.Join(res.Out, f))
+		if len(want) == 0 || string(got[f]) != string(want) {
+			t.Errorf("%s from the score stream differs from the report of the scored directory:\n%s\nwant:\n%s", f, got[f], want)
+		}
+	}
+}

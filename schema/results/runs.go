@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 
@@ -72,6 +73,19 @@ func RunsSummary(fn func(rec *record.Record, whole func() (*record.Record, error
 			return err
 		}
 		return fn(rec, r.Record)
+	}, dirs)
+}
+
+// RunsLines is Runs giving fn each chosen record whole with the line it
+// was read from (valid only during the call), for a writer that copies
+// the line when the record is unchanged (see WriteRunLines).
+func RunsLines(fn func(rec *record.Record, line []byte) error, dirs ...string) (*ReadStats, error) {
+	return read(false, func(r *record.Reader) error {
+		rec, err := r.Record()
+		if err != nil {
+			return err
+		}
+		return fn(rec, r.Line())
 	}, dirs)
 }
 
@@ -159,6 +173,40 @@ func CheckRuns(dir string) error {
 // verdict reports whether rec is a pass or fail record.
 func verdict(rec *record.Record) bool {
 	return rec.Outcome == record.Pass || rec.Outcome == record.Fail
+}
+
+// Line is one line of runs.jsonl as WriteRunLines writes it: a record's
+// line as read, copied as it is when Rec is nil, else Rec encoded (within
+// record.MaxRecordBytes).
+type Line struct {
+	Raw []byte
+	Rec *record.Record
+}
+
+// WriteRunLines writes dir/runs.jsonl atomically with the lines fill
+// puts; put returns the bytes written for the line (valid until the next
+// put). A raw line longer than record.MaxRecordBytes is refused: decode it
+// and put the record.
+func WriteRunLines(dir string, fill func(put func(Line) ([]byte, error)) error) error {
+	return writeAtomic(filepath.Join(dir, RunsFile), func(w io.Writer) error {
+		var buf []byte
+		return fill(func(l Line) ([]byte, error) {
+			if l.Rec == nil {
+				if len(l.Raw) > record.MaxRecordBytes {
+					return nil, fmt.Errorf("a line of %d bytes is longer than a record may be", len(l.Raw))
+				}
+				buf = append(append(buf[:0], l.Raw...), '\n')
+			} else {
+				b, err := record.Marshal(l.Rec)
+				if err != nil {
+					return nil, err
+				}
+				buf = append(b, '\n')
+			}
+			_, err := w.Write(buf)
+			return buf[:len(buf)-1], err
+		})
+	})
 }
 
 // WriteRuns writes dir/runs.jsonl atomically with the records fill puts,

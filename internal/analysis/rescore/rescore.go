@@ -1,6 +1,7 @@
 package rescore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/plan"
@@ -31,6 +33,11 @@ type DirOptions struct {
 	Out string
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
+	// Each, when not nil, is called with every record written to the
+	// new runs.jsonl, in order: the summary view of the line as written
+	// (see results.RunsSummary), for a reader that would otherwise read
+	// the file back, such as the reports (report.Stream).
+	Each func(rec *record.Record, whole func() (*record.Record, error))
 }
 
 // DirResult says what Dir did.
@@ -116,7 +123,7 @@ func Dir(dir string, opts DirOptions) (*DirResult, error) {
 		return nil, err
 	}
 	res := &DirResult{Out: out, Changed: map[string]int{}, Partial: map[string]int{}, Reprobe: map[string]int{}, Gone: map[string]int{}}
-	if err := j.write(dir, out, res); err != nil {
+	if err := j.write(dir, out, res, opts.Each); err != nil {
 		os.RemoveAll(out)
 		return nil, err
 	}
@@ -247,19 +254,43 @@ func (j *rejudge) caseRules(id string) (*score.Rules, error) {
 // write copies dir's records to out, judged again: one record per run,
 // by the rule of results.Runs (its first pass or fail record, else its
 // first error record); a record of unknown outcome is counted and left
-// out.
-func (j *rejudge) write(dir, out string, res *DirResult) error {
-	return results.WriteRuns(out, func(put func(*record.Record) error) error {
-		st, err := results.Runs(func(rec *record.Record) error {
+// out. A record the new rules judge as it was judged is copied as the
+// line it was read from; a changed one is encoded again. each, when not
+// nil, sees every record as written.
+func (j *rejudge) write(dir, out string, res *DirResult, each func(*record.Record, func() (*record.Record, error))) error {
+	return results.WriteRunLines(out, func(put func(results.Line) ([]byte, error)) error {
+		st, err := results.RunsLines(func(rec *record.Record, line []byte) error {
 			if !record.KnownOutcome(rec.Outcome) {
 				res.Unknown++
 				return nil
 			}
+			before := judgement{rec.Outcome, rec.Reasons, rec.Rules, rec.Trace.TextCalls}
 			keep, err := j.judge(rec, res)
 			if err != nil || !keep {
 				return err
 			}
-			return put(rec)
+			l := results.Line{Raw: line}
+			same := before.same(rec) && len(line) <= record.MaxRecordBytes
+			if !same {
+				l = results.Line{Rec: rec}
+			}
+			written, err := put(l)
+			if err != nil || each == nil {
+				return err
+			}
+			if same {
+				each(rec, nil) // rec is whole, and the line as written
+				return nil
+			}
+			// The record as written may hold its values only in part
+			// (record.Marshal): read it back.
+			r := record.NewReader(bytes.NewReader(written), results.RunsFile)
+			if r.Scan() {
+				if back, err := r.Summary(); err == nil {
+					each(back, r.Record)
+				}
+			}
+			return nil
 		}, dir)
 		if st != nil {
 			res.Bad += st.BadLines
@@ -267,6 +298,20 @@ func (j *rejudge) write(dir, out string, res *DirResult) error {
 		}
 		return err
 	})
+}
+
+// judgement is what scoring sets in a record (score.Rules.Score).
+type judgement struct {
+	outcome   string
+	reasons   []matchers.Reason
+	rules     string
+	textCalls []matchers.TextCall
+}
+
+// same reports whether rec holds the judgement j.
+func (j judgement) same(rec *record.Record) bool {
+	return j.outcome == rec.Outcome && j.rules == rec.Rules &&
+		reflect.DeepEqual(j.reasons, rec.Reasons) && reflect.DeepEqual(j.textCalls, rec.Trace.TextCalls)
 }
 
 // judge re-scores rec in place and reports whether it belongs in the new
