@@ -28,6 +28,7 @@ import (
 	"github.com/toolward/toolward/bench/casegen"
 	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -145,7 +146,7 @@ func config(dir string, n int64, ncases, nmodels, ntemps int) *schema.Config {
 		cfg.Matrix.Seeds = append(cfg.Matrix.Seeds, i+1)
 	}
 	cfg.Matrix.Tools = []schema.ToolSubset{{Name: "needed"}}
-	cfg.Matrix.Confirm = []string{"auto"}
+	cfg.Matrix.Confirm = []cell.ConfirmMode{cell.ConfirmAuto}
 	cfg.Matrix.Descriptions = []string{"default"}
 	cfg.Limits = schema.Limits{MaxIterations: 8, RunTimeout: schema.Duration{Duration: 120 * time.Second}, CallTimeout: schema.Duration{Duration: 30 * time.Second}, Concurrency: 4, Retries: 2}
 	return cfg
