@@ -47,7 +47,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	out, dirs := pos[0], pos[1:]
 	// The reports are built from the records as merge writes them,
 	// rather than from reading runs.jsonl back.
-	rep := report.NewStream()
+	rep := report.NewStream(dirs[0])
 	res, err := results.MergeEach(out, dirs, rep.Add)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward", err)

@@ -62,7 +62,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	dir := pos[0]
 	// The reports are built from the records as score writes them,
 	// rather than from reading runs.jsonl back.
-	rep := report.NewStream()
+	rep := report.NewStream(dir)
 	opts := rescore.DirOptions{Out: *out, Each: rep.Add}
 	if len(cases) > 0 {
 		opts.Cases = cases

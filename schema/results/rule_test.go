@@ -233,7 +233,7 @@ func eachLine(dir string, fn func(*record.Record, error) error) error {
 func TestMergeReportFromStream(t *testing.T) {
 	dir, _ := ruleDir(t)
 	out := filepath.Join("results", "t", "merged")
-	rep := report.NewStream()
+	rep := report.NewStream(dir)
 	if _, err := results.MergeEach(out, []string{dir}, rep.Add); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestMergeReportFromStream(t *testing.T) {
 // as it writes them are the reports of the new directory read back.
 func TestScoreReportFromStream(t *testing.T) {
 	dir, _ := ruleDir(t)
-	rep := report.NewStream()
+	rep := report.NewStream(dir)
 	res, err := rescore.Dir(dir, rescore.DirOptions{Out: filepath.Join("results", "t", "scored"), Each: rep.Add})
 	if err != nil {
 		t.Fatal(err)

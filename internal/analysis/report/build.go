@@ -61,9 +61,7 @@ func summarizeDir(dir string, wholeRecords bool) (*Summary, error) {
 	// pass or fail record, else the first other one).
 	a := newAggregator()
 	cfg := readConfigFile(dir)
-	if m := cfg.meta(); m != nil {
-		a.cost.prices, a.cost.local = m.Config.Prices, schema.LocalBackend(m.Config.Backend)
-	}
+	a.configure(cfg)
 	members, unchecked := cfg.planMembers()
 	var foreign results.Foreign
 	add := func(rec *record.Record, whole func() (*record.Record, error)) error {
@@ -95,8 +93,15 @@ type Stream struct {
 	n int
 }
 
-// NewStream returns an empty Stream.
-func NewStream() *Stream { return &Stream{a: newAggregator()} }
+// NewStream returns an empty Stream for records run under the config
+// that dir/config.json records: the shards merged, or the directory
+// re-scored (what the records are counted with, such as prices, comes
+// from it; Build takes the rest from the reports' own directory).
+func NewStream(dir string) *Stream {
+	a := newAggregator()
+	a.configure(readConfigFile(dir))
+	return &Stream{a: a}
+}
 
 // Add folds in one record, as results.RunsSummary gives it.
 func (st *Stream) Add(rec *record.Record, whole func() (*record.Record, error)) {
@@ -116,6 +121,13 @@ func (st *Stream) Build(dir string) (*Summary, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// configure takes from config.json what records are counted with.
+func (a *aggregator) configure(cfg *configFile) {
+	if m := cfg.meta(); m != nil {
+		a.cost.prices, a.cost.local = m.Config.Prices, schema.LocalBackend(m.Config.Backend)
+	}
 }
 
 // finish computes the summary of the records a has, read from dir with
