@@ -95,8 +95,9 @@
 // entry applied.
 //
 // Score reports failures with the reason codes of trace.go: malformed_call
-// for a call whose arguments are not an object or whose tool was not
-// offered (such calls never satisfy an expected call), forbidden_call,
+// for a call whose arguments are not an object, unoffered_call for a call
+// to a tool that was not offered (such calls never satisfy an expected
+// call), forbidden_call,
 // unexpected_call (no_calls), too_many_calls, missing_call (also for
 // fewer calls than min_calls), wrong_args
 // (naming the expected call and why the closest actual call to that tool

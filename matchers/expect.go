@@ -538,7 +538,7 @@ func score(r rules, t Trace) Verdict {
 	for i, c := range t.Calls {
 		switch {
 		case c.NotOffered:
-			add(ReasonMalformedCall, "calls[%d]: tool %q was not offered", i, c.Tool)
+			add(ReasonUnofferedCall, "calls[%d]: tool %q was not offered", i, c.Tool)
 		case c.Malformed:
 			add(ReasonMalformedCall, "calls[%d]: arguments to %q are not a JSON object", i, c.Tool)
 		default:

@@ -119,7 +119,7 @@ when:
 			call("query_database", `{"sql": "Engineering"}`),
 			{Tool: "calculator", Args: map[string]any{}, NotOffered: true},
 			call("calculate", `{"expression": "1"}`),
-		}, Answer: "84,960"}, Cell{}, "malformed_call", `calls[1]: tool "calculator" was not offered`},
+		}, Answer: "84,960"}, Cell{}, "unoffered_call", `calls[1]: tool "calculator" was not offered`},
 		{"no_calls pass", `{no_calls: true}`, Trace{Answer: "I can't help."}, Cell{}, "", ""},
 		{"no_calls fail", `{no_calls: true}`, Trace{Calls: []Call{call("get_weather", `{"city": "Oslo"}`)}}, Cell{},
 			"unexpected_call", `calls: want no tool calls, got 1 (first: get_weather)`},

@@ -81,7 +81,8 @@ const (
 	ReasonUnexpectedCall = "unexpected_call" // a call where none was allowed (no_calls)
 	ReasonTooManyCalls   = "too_many_calls"  // more calls than max_calls
 	ReasonAnswerMismatch = "answer_mismatch" // the final answer failed its matcher
-	ReasonMalformedCall  = "malformed_call"  // arguments not an object, or a tool not offered
+	ReasonMalformedCall  = "malformed_call"  // arguments not a JSON object
+	ReasonUnofferedCall  = "unoffered_call"  // a call to a tool that was not offered to the model
 	ReasonMaxIterations  = "max_iterations"  // the loop ran out of turns before a final answer
 	// ReasonUnparsedCall: the model wrote a tool call as text that the
 	// server did not parse (see TextCall). It fails a no_calls case and a

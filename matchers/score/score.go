@@ -16,7 +16,7 @@ import (
 // it when a change to scoring (here or in package matchers) can give a
 // stored trace another verdict under the same case, so that records
 // judged before and after are told apart.
-const Version = 1
+const Version = 2
 
 // Rules are one case's scoring rules, compiled once.
 type Rules struct {

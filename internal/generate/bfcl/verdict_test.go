@@ -110,7 +110,7 @@ func TestVerdictsAgreeWithBFCL(t *testing.T) {
 		{"simple_python_0", `[{"calculate_triangle_area": {"base": 10, "height": 5}}, {"calculate_triangle_area": {"base": 10, "height": 5}}]`, false, "too_many_calls", "simple needs exactly one call"},
 		// dotted names are mapped to underscores, and back.
 		{"simple_python_1", `[{"math_factorial": {"number": 5}}]`, true, "", "the mapped name"},
-		{"simple_python_1", `[{"math.factorial": {"number": 5}}]`, false, "malformed_call", "the dotted name is not a tool the model was offered"},
+		{"simple_python_1", `[{"math.factorial": {"number": 5}}]`, false, "unoffered_call", "the dotted name is not a tool the model was offered"},
 		// floats accept ints; the answer's strings are normalised; booleans strict.
 		{"simple_python_2", `[{"weather_get": {"city": "new york ny", "days": 2.5, "hourly": true}}]`, true, "", "normalised string; optional unit left out"},
 		{"simple_python_2", `[{"weather_get": {"city": "NYC", "days": 2.5, "hourly": true, "unit": "celsius"}}]`, true, "", "second acceptable value"},
