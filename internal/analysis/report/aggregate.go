@@ -76,6 +76,7 @@ type aggregator struct {
 	textCalls textCallAgg
 	hosts     hostAgg // turn latency by model host (hosts.go)
 	throttle  throttleAgg
+	bfcl      bfclAgg
 	// rules notes the scoring rules that judged each case's runs (rules.go).
 	rules rulesAgg
 	cost  costAgg // tokens and cost by model and case (cost.go)
@@ -152,6 +153,7 @@ func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record
 	a.textCalls.add(rec)
 	a.hosts.add(rec)
 	a.throttle.add(rec)
+	a.bfcl.add(rec, outcome)
 	a.rules.add(rec)
 	a.cost.add(rec, outcome)
 	codes := a.addReasons(rec, outcome)
@@ -408,6 +410,7 @@ func (a *aggregator) summary() *Summary {
 	s.TextCalls = a.textCalls.rows()
 	s.Hosts = a.hosts.rows()
 	s.Throttled = a.throttle.rows()
+	s.BFCL = a.bfcl.result()
 	s.Cost = a.cost.summary()
 	s.Reasons = a.reasonRows()
 	s.ErrorKinds = a.errorKinds()

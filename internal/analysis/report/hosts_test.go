@@ -117,3 +117,44 @@ func TestRateLimitsByHost(t *testing.T) {
 		t.Errorf("unthrottled job: %+v", s.Throttled)
 	}
 }
+
+// TestBFCLCategories: an imported BFCL suite's runs give accuracy per
+// model and BFCL category with its interval in summary.json, report.md
+// and report.html; never-passable cases count as failures.
+func TestBFCLCategories(t *testing.T) {
+	rec := func(id, kase, outcome string, seed int, tags ...string) record.Record {
+		return record.Record{ID: id, Case: kase, Outcome: outcome, Tags: tags, Cell: record.Cell{Model: "m", Seed: seed}}
+	}
+	recs := []record.Record{
+		rec("1", "simple_python_0", record.Pass, 1, "bfcl", "simple_python", "python"),
+		rec("2", "simple_python_0", record.Pass, 2, "bfcl", "simple_python", "python"),
+		rec("3", "simple_python_1", record.Fail, 1, "bfcl", "simple_python", "python", "bfcl-unpassable"),
+		rec("4", "irrelevance_0", record.Pass, 1, "bfcl", "irrelevance", "python"),
+		rec("5", "mine", record.Pass, 1, "other"),
+	}
+	s := summarize(t, recs)
+	if len(s.BFCL) != 2 {
+		t.Fatalf("bfcl rows %+v", s.BFCL)
+	}
+	sp := s.BFCL[1]
+	if sp.Category != "simple_python" || sp.Tally.Pass != 2 || sp.Tally.Fail != 1 || sp.Tally.Cases != 2 || sp.Unpassable != 1 || !(sp.Tally.Lo < sp.Tally.Rate && sp.Tally.Rate < sp.Tally.Hi) {
+		t.Errorf("simple_python %+v", sp)
+	}
+	var md strings.Builder
+	if err := s.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## BFCL categories") || !strings.Contains(md.String(), "`simple_python`") {
+		t.Errorf("report.md lacks the BFCL section:\n%s", md.String())
+	}
+	var html strings.Builder
+	if err := s.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `id="bfcl-table"`) {
+		t.Error("report.html lacks the BFCL table")
+	}
+	if s := summarize(t, recs[4:]); s.BFCL != nil {
+		t.Errorf("a suite without BFCL cases: %+v", s.BFCL)
+	}
+}

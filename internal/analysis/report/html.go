@@ -41,6 +41,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"comparisonsExplainer": func() string { return comparisonsExplainer },
 	"hostsNote":            func() string { return hostsExplainer },
 	"throttleNote":         func() string { return throttleExplainer },
+	"bfclNote":             func() string { return bfclExplainer },
 	"claim":                func() string { return ClaimPattern.String() },
 	"negation":             func() string { return NegationPattern.String() },
 	"tally":                func(t *Tally) Tally { return *t },

@@ -1,0 +1,99 @@
+package report
+
+// This file holds the report's BFCL section: for a suite imported from
+// BFCL (internal/generate/bfcl tags each case "bfcl", its category and
+// its language), the accuracy of each model per BFCL category, pooled
+// over seeds with the interval clustered by case, so the numbers line up
+// with the leaderboard's per-category columns.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolward/toolward/schema/record"
+)
+
+// BFCLRow is one model's accuracy on one BFCL category.
+type BFCLRow struct {
+	Model    string `json:"model"`
+	Category string `json:"category"` // e.g. "simple_python", "live_multiple"
+	Tally    Tally  `json:"tally"`
+	// Unpassable counts the category's cases no output can pass, as none
+	// passes BFCL's checker (tagged bfcl-unpassable); they count as
+	// failures, as in BFCL.
+	Unpassable int `json:"unpassable,omitempty"`
+}
+
+// bfclTag and bfclUnpassableTag are the tags the BFCL import gives its
+// cases (internal/generate/bfcl; this package does not import it).
+const (
+	bfclTag           = "bfcl"
+	bfclUnpassableTag = "bfcl-unpassable"
+)
+
+// bfclCategory returns the BFCL category of a record's case: the tag
+// after "bfcl", or "" for a case not imported from BFCL.
+func bfclCategory(tags []string) string {
+	if i := slices.Index(tags, bfclTag); i >= 0 && i+1 < len(tags) {
+		return tags[i+1]
+	}
+	return ""
+}
+
+type bfclKey struct{ model, category string }
+
+// bfclAgg folds records into BFCLRows.
+type bfclAgg struct {
+	rows       map[bfclKey]*pooled
+	unpassable map[bfclKey]map[string]bool
+}
+
+func (a *bfclAgg) add(rec *record.Record, outcome string) {
+	cat := bfclCategory(rec.Tags)
+	if cat == "" {
+		return
+	}
+	if a.rows == nil {
+		a.rows, a.unpassable = map[bfclKey]*pooled{}, map[bfclKey]map[string]bool{}
+	}
+	k := bfclKey{rec.Cell.Model, cat}
+	pooledAt(a.rows, k).addRun(rec.Case, outcome)
+	if slices.Contains(rec.Tags, bfclUnpassableTag) {
+		if a.unpassable[k] == nil {
+			a.unpassable[k] = map[string]bool{}
+		}
+		a.unpassable[k][rec.Case] = true
+	}
+}
+
+// rows returns one row per model and category, by model then category;
+// nil for a suite without BFCL cases.
+func (a *bfclAgg) result() []BFCLRow {
+	var out []BFCLRow
+	for k, p := range a.rows {
+		out = append(out, BFCLRow{Model: k.model, Category: k.category, Tally: p.result(), Unpassable: len(a.unpassable[k])})
+	}
+	slices.SortFunc(out, func(x, y BFCLRow) int {
+		if c := strings.Compare(x.Model, y.Model); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Category, y.Category)
+	})
+	return out
+}
+
+// bfclExplainer says what the BFCL table shows.
+const bfclExplainer = "Accuracy per BFCL category (the share of scored runs that pass, pooled over seeds; the 95% interval is clustered by case). Cases BFCL's own checker can never pass are counted as failures, as BFCL counts them. BFCL's overall aggregate is not computed here."
+
+// bfclTable is the BFCL table of report.md and report.html; nil for a
+// suite without BFCL cases.
+func (s *Summary) bfclTable() *Table {
+	if len(s.BFCL) == 0 {
+		return nil
+	}
+	t := &Table{ID: "bfcl-table", Columns: []Column{col("model"), col("category"), numCol("cases"), numCol("runs"), rateCol("accuracy [95% CI]"), numCol("never passable")}}
+	for _, r := range s.BFCL {
+		t.Rows = append(t.Rows, []Cell{nameCell(r.Model), nameCell(r.Category), numCell(r.Tally.Cases), numCell(r.Tally.Scored()), rateCell(r.Tally), numCell(r.Unpassable)})
+	}
+	return t
+}
