@@ -133,3 +133,62 @@ func (j *job) wants(ctx context.Context, c *schema.Case, rules *score.Rules, cel
 	e.vals, e.done = vals, true
 	return vals, nil
 }
+
+// GoldenState replays c's golden calls on a fresh session of src (confirm
+// mode auto) and returns what c's probes of cell see there, equals
+// probes with their reference results (an equals: golden probe compares
+// the golden's state with itself; equals: initial with a fresh session
+// after no calls). validate --online judges it, so that a case's probes
+// are proved to accept its own golden. Nil when cell has no probes.
+func GoldenState(ctx context.Context, src *session.Source, rules *score.Rules, cell record.Cell, timeout time.Duration) (*record.State, error) {
+	probes := rules.Expect.Probes(cell)
+	if len(probes) == 0 {
+		return nil, nil
+	}
+	replay := func(calls []schema.GoldenCall) ([]record.ProbeValue, error) {
+		sess, err := src.Session(ctx, session.ConfirmAuto)
+		if err != nil {
+			return nil, err
+		}
+		defer sess.Close()
+		for _, gc := range calls {
+			args := gc.Args
+			if args == nil {
+				args = map[string]any{}
+			}
+			if _, err := sess.Call(ctx, gc.Tool, args, timeout); err != nil {
+				return nil, err
+			}
+		}
+		vals := make([]record.ProbeValue, len(probes))
+		for i, p := range probes {
+			if vals[i], err = callProbe(ctx, sess, p, timeout); err != nil {
+				return nil, err
+			}
+		}
+		return vals, nil
+	}
+	got, err := replay(rules.Golden)
+	if err != nil {
+		return nil, err
+	}
+	var initial []record.ProbeValue
+	st := &record.State{Digest: rules.ProbeDigest(cell), Probes: make([]record.Probe, len(probes))}
+	for i, p := range probes {
+		st.Probes[i] = record.Probe{Tool: p.Tool, Args: p.Args, Got: got[i]}
+		switch p.Equals {
+		case matchers.EqualsGolden:
+			w := got[i]
+			st.Probes[i].Want = &w
+		case matchers.EqualsInitial:
+			if initial == nil {
+				if initial, err = replay(nil); err != nil {
+					return nil, err
+				}
+			}
+			w := initial[i]
+			st.Probes[i].Want = &w
+		}
+	}
+	return st, nil
+}

@@ -36,7 +36,9 @@ by --timeout) and checks every tool name the config's cases use (needs,
 expected calls, forbid, avoid, when entries, golden calls) against the
 tools the server lists, with a did-you-mean. Description-set keys and
 cassette tool calls naming no tool are warnings (on stderr, exit status
-unchanged).
+unchanged). When the names are right, it also replays each case's golden
+calls on a fresh server world and checks that the case's state probes
+(expect.state) accept the end state the golden leaves.
 
 Prints one line per mistake, path:line:col: message, on stdout (or a JSON
 array of {file, line, col, path, message} with --format json). In text

@@ -13,6 +13,8 @@ import (
 	"github.com/toolward/toolward/engine/preflight"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/runconfig"
 )
@@ -92,17 +94,65 @@ func checkConfigOnline(file string, timeout time.Duration) (errs, warnings schem
 		}
 		in.Cassettes = cs
 	}
-	tools, err := serverTools(cfg.Server, timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	src, err := openServer(ctx, cfg.Server, timeout)
 	if err != nil {
 		return fail(err.Error())
 	}
-	in.Tools = preflight.Names(tools)
+	defer src.Close()
+	in.Tools = preflight.Names(src.Tools())
 	r := preflight.Check(in)
-	return append(r.Errors, r.Typos...), r.Warnings
+	errs = append(r.Errors, r.Typos...)
+	if len(errs) == 0 {
+		errs = goldenStates(ctx, src, cases, cfg.Limits.CallTimeout.Duration)
+	}
+	return errs, r.Warnings
+}
+
+// goldenStates proves each case's state probes (in the golden's cell)
+// accept the end state its golden leaves: the golden's calls replayed on
+// a fresh server world, then the probes (engine.GoldenState). One error
+// per rejection, at the case's expect.state.
+func goldenStates(ctx context.Context, src *session.Source, cases []*schema.Case, timeout time.Duration) schema.Errors {
+	var errs schema.Errors
+	for _, c := range cases {
+		if c.Expectation == nil || len(c.Expectation.Probes(schema.GoldenCell)) == 0 {
+			continue
+		}
+		rules, err := score.CaseRules(c)
+		if err != nil {
+			continue // reported offline
+		}
+		at := []any{"expect", "state"}
+		st, err := engine.GoldenState(ctx, src, rules, schema.GoldenCell, timeout)
+		if err != nil {
+			errs = append(errs, schema.Locate(c, at, fmt.Sprintf("replaying the golden to check the state probes: %v", err)))
+			continue
+		}
+		for _, r := range c.Expectation.Score(matchers.Trace{State: st.Scored()}, schema.GoldenCell).Reasons {
+			if r.Code == matchers.ReasonStateMismatch {
+				errs = append(errs, schema.Locate(c, at, "the golden's end state is rejected: "+r.Detail))
+			}
+		}
+	}
+	return errs
 }
 
 // serverTools connects to a server as run does and returns its tools.
 func serverTools(s schema.Server, timeout time.Duration) ([]toolset.Tool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	src, err := openServer(ctx, s, timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return src.Tools(), nil
+}
+
+// openServer connects to a server as run does.
+func openServer(ctx context.Context, s schema.Server, timeout time.Duration) (*session.Source, error) {
 	opts := session.Options{Server: s, ClientVersion: engine.Version()}
 	if b := s.Builtin; b != nil {
 		var err error
@@ -110,8 +160,6 @@ func serverTools(s schema.Server, timeout time.Duration) ([]toolset.Tool, error)
 			return nil, fmt.Errorf("starting the builtin MCP server: %v", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
 	src, err := session.Open(ctx, opts)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -119,6 +167,5 @@ func serverTools(s schema.Server, timeout time.Duration) ([]toolset.Tool, error)
 		}
 		return nil, fmt.Errorf("connecting to the MCP server: %v", err)
 	}
-	defer src.Close()
-	return src.Tools(), nil
+	return src, nil
 }
