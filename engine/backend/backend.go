@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema/results"
 )
 
@@ -253,4 +254,20 @@ func ParseServerURL(raw, def, what string) (*url.URL, string, error) {
 		return nil, "", fmt.Errorf("%s %q: want a URL such as %s", what, raw, def)
 	}
 	return u, strings.TrimRight(u.String(), "/"), nil
+}
+
+// DidYouMean suggests, for each missing model, the closest one the server
+// has, e.g. `; did you mean "qwen3:0.6b" for "qwen3:06b"?`; "" when none
+// is close. Backends append it to their model-missing errors.
+func DidYouMean(missing, have []string) string {
+	var parts []string
+	for _, m := range missing {
+		if s := matchers.Suggest(m, have); s != "" && s != m {
+			parts = append(parts, fmt.Sprintf("%q for %q", s, m))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(parts, ", ") + "?"
 }

@@ -160,6 +160,7 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 			msg.WriteString("; it has no models at all")
 		} else {
 			fmt.Fprintf(&msg, "; it has: %s", strings.Join(names, ", "))
+			msg.WriteString(backend.DidYouMean(missing, names))
 		}
 		msg.WriteString(". Pull with:")
 		for _, m := range missing {

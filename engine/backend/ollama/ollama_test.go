@@ -291,6 +291,13 @@ func TestPreflight(t *testing.T) {
 		}
 	}
 
+	// A misspelt name gets a did-you-mean.
+	_, err = b.Preflight(ctx, []string{"qwen3:06b"})
+	be = wantKind(t, err, backend.KindModelMissing, false)
+	if !strings.Contains(be.Msg, `did you mean "qwen3:0.6b" for "qwen3:06b"?`) || strings.Contains(be.Msg, "mistral") {
+		t.Errorf("message %q", be.Msg)
+	}
+
 	_, err = b.Preflight(ctx, []string{"gemma:2b"})
 	be = wantKind(t, err, backend.KindNoTools, false)
 	if !strings.Contains(be.Msg, "gemma:2b cannot call tools") {

@@ -430,3 +430,14 @@ func TestReplyCallsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestPreflightDidYouMean: a misspelt model name gets the closest listed
+// one.
+func TestPreflightDidYouMean(t *testing.T) {
+	t.Parallel()
+	fake := fakeopenai.Start(t, fakeopenai.Options{Models: []fakeopenai.Model{{ID: "llama-3.1-8b-instruct"}, {ID: "qwen2.5-7b"}}})
+	_, err := newBackend(t, openai.Config{BaseURL: fake.BaseURL}).Preflight(context.Background(), []string{"llama-3.1-8b-instrcut"})
+	if err == nil || !strings.Contains(err.Error(), `did you mean "llama-3.1-8b-instruct" for "llama-3.1-8b-instrcut"?`) {
+		t.Errorf("got %v", err)
+	}
+}

@@ -88,6 +88,7 @@ func (b *Backend) missing(models []string, listed []backend.ModelInfo) error {
 			msg.WriteString("; it lists no models")
 		} else {
 			fmt.Fprintf(&msg, "; it lists: %s", strings.Join(ids, ", "))
+			msg.WriteString(backend.DidYouMean(models, ids))
 		}
 	}
 	msg.WriteString(". Load the model on the server, or fix matrix.models")
