@@ -270,7 +270,9 @@ func merge(file string, pos positions, issues []cueIssue) *schema.Error {
 		case strings.HasSuffix(is.format, fmtNotAllowed) && len(is.elems) > 0:
 			name := fmt.Sprint(is.elems[len(is.elems)-1])
 			msg := fmt.Sprintf("unknown field %q", name)
-			if s := matchers.Suggest(name, siblings(is.elems)); s != "" {
+			if other := otherBackends(is.elems); other != "" {
+				msg += other
+			} else if s := matchers.Suggest(name, siblings(is.elems)); s != "" && s != name {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return at(is, msg)
@@ -284,7 +286,7 @@ func merge(file string, pos positions, issues []cueIssue) *schema.Error {
 			case "server":
 				alts = []string{"builtin", "command", "url"}
 			case "backend":
-				alts = []string{"ollama", "openai", "anthropic", "replay"}
+				alts = append(slices.Clone(backendNames), "replay")
 			default:
 				return at(is, "want exactly one of the alternatives")
 			}
@@ -399,6 +401,35 @@ func userText(pos positions, elems []any) string {
 }
 
 // siblings returns the field names the schema allows next to elems.
+// backendNames are the blocks of a config's backend field.
+var backendNames = []string{"ollama", "openai", "anthropic"}
+
+// otherBackends explains a field of backend.<b> that b lacks but other
+// backends take: which backends exist and which of them take it. It is
+// "" for any other path, or a field no backend takes.
+func otherBackends(elems []any) string {
+	if len(elems) != 3 || elems[0] != "backend" {
+		return ""
+	}
+	mine, _ := elems[1].(string)
+	name := fmt.Sprint(elems[2])
+	var takers []string
+	for _, b := range backendNames {
+		if b != mine && slices.Contains(siblings([]any{"backend", b, name}), name) {
+			takers = append(takers, b)
+		}
+	}
+	if len(takers) == 0 {
+		return ""
+	}
+	verb := "takes"
+	if len(takers) > 1 {
+		verb = "take"
+	}
+	return fmt.Sprintf(" (backend %s does not take it; %s %s it; the backends are %s and replay)",
+		mine, strings.Join(takers, " and "), verb, strings.Join(backendNames, ", "))
+}
+
 func siblings(elems []any) []string {
 	s := compiled.config
 	for _, e := range elems[:len(elems)-1] {

@@ -278,3 +278,17 @@ c.cue:6:87: matrix.descriptions[5]: description set fixtures/descriptions/blank.
 		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
 	}
 }
+
+// TestOtherBackendsField: a field of another backend's block says which
+// backends exist and which take it, instead of a did-you-mean naming the
+// field itself.
+func TestOtherBackendsField(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.yaml": "id: a\nprompt: p\nexpect: {}\n",
+		"c.cue": "name: \"x\"\ncases: [\"a.yaml\"]\nserver: builtin: {}\nbackend: ollama: {base_url: \"http://127.0.0.1:1\"}\nmatrix: models: [\"m\"]\n"})
+	t.Chdir(dir)
+	_, err := Load("c.cue")
+	want := `c.cue:4:19: backend.ollama.base_url: unknown field "base_url" (backend ollama does not take it; openai and anthropic take it; the backends are ollama, openai, anthropic and replay)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
