@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -438,6 +439,27 @@ func TestPreflightDidYouMean(t *testing.T) {
 	fake := fakeopenai.Start(t, fakeopenai.Options{Models: []fakeopenai.Model{{ID: "llama-3.1-8b-instruct"}, {ID: "qwen2.5-7b"}}})
 	_, err := newBackend(t, openai.Config{BaseURL: fake.BaseURL}).Preflight(context.Background(), []string{"llama-3.1-8b-instrcut"})
 	if err == nil || !strings.Contains(err.Error(), `did you mean "llama-3.1-8b-instruct" for "llama-3.1-8b-instrcut"?`) {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestPreflightEventStreamToNonStreaming: a server that answers the
+// probe (sent with stream: false) with an event stream is told so, with
+// what came, instead of blaming base_url.
+func TestPreflightEventStreamToNonStreaming(t *testing.T) {
+	t.Parallel()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"OK\"}}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer hs.Close()
+	_, err := newBackend(t, openai.Config{BaseURL: hs.URL + "/v1"}).Preflight(context.Background(), []string{"m"})
+	if err == nil || !strings.Contains(err.Error(), `answered with an event stream (Content-Type "text/event-stream", starting "data: {`) ||
+		strings.Contains(err.Error(), "is base_url") {
 		t.Errorf("got %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -205,9 +206,28 @@ func (b *Backend) probe(ctx context.Context, model string) error {
 	if resp.StatusCode/100 != 2 {
 		return b.statusError(resp, doing, model)
 	}
-	if err := readWhole(resp.Body, &accumulator{limit: b.limit}); err != nil && !errors.Is(err, errCut) {
+	head := &headBuffer{max: 120}
+	if err := readWhole(io.TeeReader(resp.Body, head), &accumulator{limit: b.limit}); err != nil && !errors.Is(err, errCut) {
+		if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") || bytes.HasPrefix(bytes.TrimSpace(head.b), []byte("data:")) {
+			return &backend.Error{Kind: backend.KindBadRequest, Err: err,
+				Msg: fmt.Sprintf("%s: %s: the server answered with an event stream (Content-Type %q, starting %q) to a request that said stream: false; it does not honour stream: false (a proxy or server setting?)", b.where(), doing, ct, head.b)}
+		}
 		return &backend.Error{Kind: backend.KindBadRequest, Err: err,
-			Msg: fmt.Sprintf("%s: %s: the reply is not a chat completion; is base_url (%s) an OpenAI-compatible API root, such as %s?", b.where(), doing, b.base, DefaultBaseURL)}
+			Msg: fmt.Sprintf("%s: %s: the reply is not a chat completion (it starts %q); is base_url (%s) an OpenAI-compatible API root, such as %s?", b.where(), doing, head.b, b.base, DefaultBaseURL)}
 	}
 	return nil
+}
+
+// headBuffer keeps the first max bytes written to it, to quote what a
+// server sent.
+type headBuffer struct {
+	b   []byte
+	max int
+}
+
+func (h *headBuffer) Write(p []byte) (int, error) {
+	if n := h.max - len(h.b); n > 0 {
+		h.b = append(h.b, p[:min(n, len(p))]...)
+	}
+	return len(p), nil
 }
