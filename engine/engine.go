@@ -72,6 +72,9 @@ type Options struct {
 
 	// Backend replaces the config's backend (tests, benchmarks).
 	Backend backend.Backend
+	// Simulator replaces the backend of the config's simulator (tests);
+	// nil means simulator.backend, or else the job's backend.
+	Simulator backend.Backend
 	// Builtin builds the MCP server for a config's server: builtin; one
 	// server serves a whole job, each run connecting with its own session.
 	// The engine does not import the bundled server (package mcpserver):
@@ -143,6 +146,13 @@ func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
 	}
 	if l.Plan, l.Shard, err = plan.Build(cfg, cases, filters, shard); err != nil {
 		return nil, err
+	}
+	if cfg.Simulator == nil {
+		for _, c := range l.Plan.Cases() {
+			if c.User.Simulated() {
+				return nil, fmt.Errorf("%s: case %s (%s:%d) has a simulated user (user.instructions), but the config names no simulator: add simulator: {model: \"…\"} (the user model; its backend defaults to the config's)", cfg.File, c.ID, c.File, c.Line)
+			}
+		}
 	}
 	return l, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/toolward/toolward/engine/progress"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/engine/user"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 )
@@ -21,6 +22,7 @@ import (
 type job struct {
 	l       *Loaded
 	be      backend.Backend
+	sim     backend.Backend // the simulated user's; nil without a simulator
 	src     *session.Source
 	descs   map[string]toolset.Descriptions
 	w       *record.Writer
@@ -135,6 +137,7 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		Case: r.Case, Cell: rec.Cell, Tools: tools,
 		MaxIterations: cfg.Limits.MaxIterations, CallTimeout: cfg.Limits.CallTimeout.Duration,
 	}
+	in.User, in.MaxUserTurns = j.user(r, rec.Cell)
 	maxAttempts := max(cfg.Limits.Retries, 0) + 1
 	// run_timeout bounds the whole run: every attempt and every wait
 	// between them (a backend's own waits, such as a 429's, see the
@@ -156,7 +159,7 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		out, st, err := j.attempt(rctx, in)
 		if err == nil {
 			rec.Trace, rec.Tokens = out.Trace, out.Tokens
-			rec.Trace.OutOfTurns = out.OutOfTurns
+			rec.Trace.OutOfTurns, rec.Trace.OutOfUserTurns = out.OutOfTurns, out.OutOfUserTurns
 			rec.State = st
 			j.l.Rules[rec.Case].Score(rec)
 			break
@@ -201,6 +204,25 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		rec.Throttled = append(rec.Throttled, record.Throttle{Host: h.Host, Requests: h.Requests, Wait: record.FromDuration(h.Wait)})
 	}
 	j.finish(rec, started)
+}
+
+// user returns the user side of run r's conversation and its turn
+// limit: the case's scripted replies, or the config's simulator playing
+// the case's instructions with the run's seed; nil for a single request.
+func (j *job) user(r plan.Run, c record.Cell) (user.User, int) {
+	u := r.Case.User
+	switch {
+	case u == nil:
+		return nil, 0
+	case !u.Simulated():
+		return &user.Script{Replies: u.Replies}, u.Turns()
+	}
+	sim := j.l.Config.Simulator // load refused a simulated case without one
+	return &user.Simulator{
+		Backend: j.sim, Model: sim.Model, Temperature: sim.Temperature, Seed: c.Seed,
+		System: user.Prompt(sim.System, u.Instructions, sim.Stop), Stop: sim.Stop,
+		Key: backend.Key{Case: r.Case.ID, Cell: c.Values()},
+	}, u.Turns()
 }
 
 // attempt runs the loop once within ctx, which carries the run timeout,

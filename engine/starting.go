@@ -42,6 +42,7 @@ type starting struct {
 	meta  *results.Meta // read from the resumed directory, or built by bookkeep
 	descs map[string]toolset.Descriptions
 	be    backend.Backend
+	sim   backend.Backend  // the simulated user's backend; nil without a simulator
 	rec   *replay.Recorder // set with Options.RecordDir
 	info  *backend.Info    // the backend's preflight facts; nil without a preflight
 	dir   string
@@ -124,8 +125,9 @@ func (s *starting) checkIsolation() error {
 	return nil
 }
 
-// openBackend builds the config's backend (or takes Options.Backend),
-// wrapped in a cassette recorder with Options.RecordDir.
+// openBackend builds the config's backend (or takes Options.Backend) and
+// the simulator's (Options.Simulator, simulator.backend, or the same),
+// both recorded into one set of cassettes with Options.RecordDir.
 func (s *starting) openBackend() error {
 	s.be = s.opts.Backend
 	if s.be == nil {
@@ -138,8 +140,25 @@ func (s *starting) openBackend() error {
 	// Rate limits are waited out here, above any pool (which routes
 	// around a throttled host first).
 	s.be = &backend.Throttle{Backend: s.be, Sleep: s.opts.ThrottleSleep}
+	if sim := s.l.Config.Simulator; sim != nil {
+		s.sim = s.opts.Simulator
+		switch {
+		case s.sim != nil:
+		case sim.Backend != nil:
+			be, err := newBackend(*sim.Backend)
+			if err != nil {
+				return fmt.Errorf("simulator: %w", err)
+			}
+			s.sim = &backend.Throttle{Backend: be, Sleep: s.opts.ThrottleSleep}
+		default:
+			s.sim = s.be
+		}
+	}
 	if s.opts.RecordDir != "" {
 		s.rec = replay.NewRecorder(s.be, s.opts.RecordDir)
+		if s.sim != nil {
+			s.sim = s.rec.Wrap(s.sim)
+		}
 		s.be = s.rec
 	}
 	return nil
@@ -164,6 +183,9 @@ func (s *starting) preflight() error {
 	case err != nil:
 		return fmt.Errorf("backend preflight failed, nothing ran: %w", err)
 	}
+	if err := s.preflightSimulator(); err != nil {
+		return err
+	}
 	s.info = info
 	if info != nil && s.opts.Progress != nil {
 		for _, w := range info.Warnings {
@@ -171,6 +193,44 @@ func (s *starting) preflight() error {
 		}
 	}
 	return nil
+}
+
+// preflightSimulator checks that the simulator's backend serves its
+// model, when the plan has a simulated user.
+func (s *starting) preflightSimulator() error {
+	sim := s.l.Config.Simulator
+	if s.sim == nil || !s.planSimulates() {
+		return nil
+	}
+	pf, ok := s.sim.(backend.Preflighter)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.pre, preflightTimeout)
+	info, err := pf.Preflight(ctx, []string{sim.Model})
+	cancel()
+	switch {
+	case err != nil && s.stopped():
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("simulator preflight failed (model %s), nothing ran: %w", sim.Model, err)
+	}
+	if info != nil && s.opts.Progress != nil {
+		for _, w := range info.Warnings {
+			fmt.Fprintf(s.opts.Progress, "warning: simulator backend: %s\n", w)
+		}
+	}
+	return nil
+}
+
+// planSimulates reports whether a case of the plan has a simulated user.
+func (s *starting) planSimulates() bool {
+	for _, c := range s.l.Plan.Cases() {
+		if c.User.Simulated() {
+			return true
+		}
+	}
+	return false
 }
 
 // checkModels refuses to resume with a model whose digest changed since
@@ -400,7 +460,7 @@ func (s *starting) run(ctx context.Context) (*Result, error) {
 	s.cleanups = append(s.cleanups, func() { f.Close() })
 	res := &Result{Dir: s.dir, Planned: s.l.Plan.Len()}
 	j := &job{
-		l: s.l, be: s.be, src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
+		l: s.l, be: s.be, sim: s.sim, src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
 		backoff: s.opts.Backoff, now: s.now, tools: map[toolsKey]*toolsEntry{}, want: map[wantKey]*wantEntry{},
 	}
 	if j.backoff == nil {

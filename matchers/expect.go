@@ -18,7 +18,11 @@ const (
 )
 
 // ExpectFields lists the fields an `expect:` mapping may have.
-var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state", "when"}
+var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state", "turns", "when"}
+
+// TurnFields lists the fields of an entry of expect.turns: the rules of
+// one user turn of a conversation.
+var TurnFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer"}
 
 // WhenSelectors lists the fields of a `when` entry that select cells: the
 // scoring axes of package schema/cell (model, temperature, tools,
@@ -27,7 +31,7 @@ var WhenSelectors = cell.ScoringNames()
 
 // WhenOverrides lists the fields of a `when` entry that override the base
 // expectation when the entry applies.
-var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state"}
+var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state", "turns"}
 
 // ToolName is the shape of a tool name in expectations (and in a case's
 // needs): letters, digits and _ . : / -.
@@ -54,6 +58,9 @@ type rules struct {
 	noCalls    bool
 	answer     node // nil: any answer
 	state      []probeSpec
+	// turns[i] judges user turn i of a conversation: its calls and its
+	// answer (expect.turns). Its own turns are always nil.
+	turns []rules
 }
 
 type callSpec struct {
@@ -256,6 +263,29 @@ func compileRules(p path, m map[string]any, r *rules, set map[string]bool, errs 
 	if v, ok := m["state"]; ok {
 		mark("state")
 		r.state = compileState(p.key("state"), v, errs)
+	}
+	if v, ok := m["turns"]; ok {
+		mark("turns")
+		list, ok := v.([]any)
+		if !ok {
+			errs.add(compileErr(p.key("turns"), nil, "want a list of rules, one per user turn, got %s", kind(v)))
+		}
+		r.turns = make([]rules, len(list))
+		for i, item := range list {
+			ip := p.key("turns").idx(i)
+			tm, ok := asMap(item)
+			if !ok {
+				errs.add(compileErr(ip, nil, "want the rules of one user turn (calls, answer, …), got %s", kind(item)))
+				continue
+			}
+			if checkFields(ip, tm, TurnFields, errs) {
+				tm = maps.Clone(tm)
+				delete(tm, "turns") // a turn has no turns of its own (reported)
+			}
+			r.turns[i] = rules{order: OrderSequence, maxCalls: -1}
+			compileRules(ip, tm, &r.turns[i], nil, errs)
+			checkContradictions(ip, &r.turns[i], errs)
+		}
 	}
 }
 
@@ -482,6 +512,8 @@ func (w *whenEntry) apply(r rules) rules {
 			r.answer = w.patch.answer
 		case "state":
 			r.state = w.patch.state
+		case "turns":
+			r.turns = w.patch.turns
 		}
 	}
 	// no_calls and calls contradict each other: the one the entry sets
@@ -503,7 +535,19 @@ func (e *Expectation) Tools() []ToolRef {
 	for i, c := range e.base.calls {
 		out = append(out, ToolRef{Tool: c.tool, Path: path{"expect", "calls", i, "tool"}.String(), Elems: []any{"expect", "calls", i, "tool"}})
 	}
+	turnTools := func(prefix []any, turns []rules) {
+		for ti, t := range turns {
+			for i, c := range t.calls {
+				el := append(slices.Clone(prefix), "turns", ti, "calls", i, "tool")
+				out = append(out, ToolRef{Tool: c.tool, Path: path(el).String(), Elems: el})
+			}
+		}
+	}
+	turnTools([]any{"expect"}, e.base.turns)
 	for wi, w := range e.when {
+		if w.set["turns"] {
+			turnTools([]any{"expect", "when", wi}, w.patch.turns)
+		}
 		if !w.set["calls"] {
 			continue
 		}
@@ -513,6 +557,22 @@ func (e *Expectation) Tools() []ToolRef {
 		}
 	}
 	return out
+}
+
+// TurnRules returns how many user turns the expectation has rules for
+// (expect.turns, or a when entry's turns, whichever is longer) and the
+// path of that turns list; 0 and nil when none.
+func (e *Expectation) TurnRules() (int, []any) {
+	n, at := len(e.base.turns), []any{"expect", "turns"}
+	for wi, w := range e.when {
+		if w.set["turns"] && len(w.patch.turns) > n {
+			n, at = len(w.patch.turns), []any{"expect", "when", wi, "turns"}
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return n, at
 }
 
 // ToolRef is one tool named by an expected call, and where.
@@ -528,7 +588,72 @@ func (e *Expectation) Score(t Trace, c Cell) Verdict {
 	return score(e.effective(c), t)
 }
 
+// scope says what part of a trace one set of rules judges: the whole
+// run (expect), or one user turn of a conversation (expect.turns[i]),
+// whose calls are a stretch of the run's.
+type scope struct {
+	first  int    // index in the run's calls of the scope's first call
+	expect string // path of the rules: "expect" or "expect.turns[i]"
+	turn   bool   // one user turn: malformed and text calls are the run's to report
+}
+
+func (sc scope) call(i int) int { return sc.first + i }
+
+// where names the calls or the answer of the scope in a reason:
+// "calls"/"answer" for the run, "expect.turns[1].calls" for a turn.
+func (sc scope) where(what string) string {
+	if sc.turn {
+		return sc.expect + "." + what
+	}
+	return what
+}
+
 func score(r rules, t Trace) Verdict {
+	v := scoreScope(r, t, scope{expect: "expect"})
+	if len(r.turns) > 0 {
+		v.Reasons = append(v.Reasons, scoreTurns(r.turns, t)...)
+		v.Pass = len(v.Reasons) == 0
+	}
+	return v
+}
+
+// scoreTurns judges each user turn that has rules: its calls (those with
+// that UserTurn) and its answer (Answers[i]; Answer for a single
+// request's turn 0). A turn the conversation never answered fails with
+// missing_turn.
+func scoreTurns(turns []rules, t Trace) []Reason {
+	answers := t.Answers
+	if answers == nil && t.Answer != "" {
+		answers = []string{t.Answer}
+	}
+	var reasons []Reason
+	for i, tr := range turns {
+		sc := scope{expect: fmt.Sprintf("expect.turns[%d]", i), turn: true}
+		if i >= len(answers) {
+			reasons = append(reasons, Reason{Code: ReasonMissingTurn, Detail: fmt.Sprintf(
+				"%s: the conversation has no answer to user turn %d (it answered %d)", sc.expect, i, len(answers))})
+			continue
+		}
+		first, end := -1, 0
+		for j, c := range t.Calls {
+			if c.UserTurn == i {
+				if first < 0 {
+					first = j
+				}
+				end = j + 1
+			}
+		}
+		sub := Trace{Answer: answers[i]}
+		if first >= 0 {
+			sc.first = first
+			sub.Calls = t.Calls[first:end]
+		}
+		reasons = append(reasons, scoreScope(tr, sub, sc).Reasons...)
+	}
+	return reasons
+}
+
+func scoreScope(r rules, t Trace, sc scope) Verdict {
 	var reasons []Reason
 	add := func(code, format string, args ...any) {
 		reasons = append(reasons, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
@@ -538,9 +663,13 @@ func score(r rules, t Trace) Verdict {
 	for i, c := range t.Calls {
 		switch {
 		case c.NotOffered:
-			add(ReasonUnofferedCall, "calls[%d]: tool %q was not offered", i, c.Tool)
+			if !sc.turn {
+				add(ReasonUnofferedCall, "calls[%d]: tool %q was not offered", i, c.Tool)
+			}
 		case c.Malformed:
-			add(ReasonMalformedCall, "calls[%d]: arguments to %q are not a JSON object", i, c.Tool)
+			if !sc.turn {
+				add(ReasonMalformedCall, "calls[%d]: arguments to %q are not a JSON object", i, c.Tool)
+			}
 		default:
 			usable[i] = true
 		}
@@ -549,30 +678,36 @@ func score(r rules, t Trace) Verdict {
 			if c.Denied {
 				note = " (denied by the user, still attempted)"
 			}
-			add(ReasonForbiddenCall, "calls[%d]: forbidden tool %q was called%s", i, c.Tool, note)
+			if sc.turn {
+				note += " (" + sc.expect + ".forbid)"
+			}
+			add(ReasonForbiddenCall, "calls[%d]: forbidden tool %q was called%s", sc.call(i), c.Tool, note)
 		}
 	}
 	if r.noCalls && len(t.Calls) > 0 {
-		add(ReasonUnexpectedCall, "calls: want no tool calls, got %d (first: %s)", len(t.Calls), t.Calls[0].Tool)
+		add(ReasonUnexpectedCall, "%s: want no tool calls, got %d (first: %s)", sc.where("calls"), len(t.Calls), t.Calls[0].Tool)
 	}
 	if r.maxCalls >= 0 && len(t.Calls) > r.maxCalls {
-		add(ReasonTooManyCalls, "calls: want at most %d calls, got %d", r.maxCalls, len(t.Calls))
+		add(ReasonTooManyCalls, "%s: want at most %d calls, got %d", sc.where("calls"), r.maxCalls, len(t.Calls))
 	}
 	if n := usableCount(usable); n < r.minCalls {
-		add(ReasonMissingCall, "calls: want at least %d calls to offered tools, got %d", r.minCalls, n)
+		add(ReasonMissingCall, "%s: want at least %d calls to offered tools, got %d", sc.where("calls"), r.minCalls, n)
 	}
 	cx := &mctx{strict: r.strictArgs}
 	if len(r.calls) > 0 {
 		if r.order == OrderUnordered {
-			reasons = append(reasons, matchUnordered(cx, r.calls, t.Calls, usable)...)
+			reasons = append(reasons, matchUnordered(cx, sc, r.calls, t.Calls, usable)...)
 		} else {
-			reasons = append(reasons, matchSequence(cx, r.calls, t.Calls, usable)...)
+			reasons = append(reasons, matchSequence(cx, sc, r.calls, t.Calls, usable)...)
 		}
 	}
 	if r.answer != nil {
 		if m := r.answer.match(cx, t.Answer, true); m != nil {
-			add(ReasonAnswerMismatch, "answer%s: %s", m.rel, m.msg)
+			add(ReasonAnswerMismatch, "%s%s: %s", sc.where("answer"), m.rel, m.msg)
 		}
+	}
+	if sc.turn {
+		return Verdict{Pass: len(reasons) == 0, Reasons: reasons}
 	}
 	if t.State != nil {
 		reasons = append(reasons, judgeState(r.state, t.State)...)
@@ -593,7 +728,7 @@ func callMatches(cx *mctx, s *callSpec, a *Call) bool {
 // matchSequence finds the expected calls as a subsequence of the actual
 // calls. Taking, for each expected call, the earliest matching actual call
 // after the previous one is optimal for subsequence matching.
-func matchSequence(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reason {
+func matchSequence(cx *mctx, sc scope, exp []callSpec, act []Call, usable []bool) []Reason {
 	var reasons []Reason
 	pos := 0
 	for k := range exp {
@@ -619,9 +754,9 @@ func matchSequence(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reason
 		}
 		if earlier >= 0 {
 			reasons = append(reasons, Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
-				"expect.calls[%d] (%s): out of order: only calls[%d] matches, before the call matched by expect.calls[%d]", k, s.tool, earlier, k-1)})
+				"%s.calls[%d] (%s): out of order: only calls[%d] matches, before the call matched by %s.calls[%d]", sc.expect, k, s.tool, sc.call(earlier), sc.expect, k-1)})
 		} else {
-			reasons = append(reasons, explainUnmatched(cx, k, s, act, usable, nil))
+			reasons = append(reasons, explainUnmatched(cx, sc, k, s, act, usable, nil))
 		}
 	}
 	return reasons
@@ -631,7 +766,7 @@ func matchSequence(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reason
 // maximum bipartite matching (augmenting paths), so that an actual call
 // that could satisfy several expected calls is given to the one that
 // needs it.
-func matchUnordered(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reason {
+func matchUnordered(cx *mctx, sc scope, exp []callSpec, act []Call, usable []bool) []Reason {
 	adj := make([][]int, len(exp))
 	for k := range exp {
 		for i := range act {
@@ -667,7 +802,7 @@ func matchUnordered(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reaso
 	var reasons []Reason
 	for k := range exp {
 		if !matched[k] {
-			reasons = append(reasons, explainUnmatched(cx, k, &exp[k], act, usable, owner))
+			reasons = append(reasons, explainUnmatched(cx, sc, k, &exp[k], act, usable, owner))
 		}
 	}
 	return reasons
@@ -676,7 +811,7 @@ func matchUnordered(cx *mctx, exp []callSpec, act []Call, usable []bool) []Reaso
 // explainUnmatched says why expected call k found no actual call: no call
 // to its tool (missing_call), every fitting call already taken by another
 // expected call (missing_call), or the closest call's arguments (wrong_args).
-func explainUnmatched(cx *mctx, k int, s *callSpec, act []Call, usable []bool, owner []int) Reason {
+func explainUnmatched(cx *mctx, sc scope, k int, s *callSpec, act []Call, usable []bool, owner []int) Reason {
 	best, bestN, same := -1, 1<<30, 0
 	for i := range act {
 		if !usable[i] || act[i].Tool != s.tool {
@@ -685,17 +820,21 @@ func explainUnmatched(cx *mctx, k int, s *callSpec, act []Call, usable []bool, o
 		same++
 		if owner != nil && owner[i] >= 0 && callMatches(cx, s, &act[i]) {
 			return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
-				"expect.calls[%d] (%s): no call left: calls[%d] matches but is assigned to expect.calls[%d]", k, s.tool, i, owner[i])}
+				"%s.calls[%d] (%s): no call left: calls[%d] matches but is assigned to %s.calls[%d]", sc.expect, k, s.tool, sc.call(i), sc.expect, owner[i])}
 		}
 		if n := s.args.failures(cx, act[i].Args); n < bestN {
 			best, bestN = i, n
 		}
 	}
 	if best < 0 {
-		return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf("expect.calls[%d] (%s): %s was never called", k, s.tool, s.tool)}
+		never := "was never called"
+		if sc.turn {
+			never = "was not called in this turn"
+		}
+		return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf("%s.calls[%d] (%s): %s %s", sc.expect, k, s.tool, s.tool, never)}
 	}
 	m := s.args.match(cx, act[best].Args, true)
-	detail := "calls[" + strconv.Itoa(best) + "].args"
+	detail := "calls[" + strconv.Itoa(sc.call(best)) + "].args"
 	if m != nil {
 		detail += m.rel + ": " + m.msg
 	} else {
@@ -705,7 +844,7 @@ func explainUnmatched(cx *mctx, k int, s *callSpec, act []Call, usable []bool, o
 	if same > 1 {
 		note = fmt.Sprintf(", closest of %d %s calls", same, s.tool)
 	}
-	return Reason{Code: ReasonWrongArgs, Detail: fmt.Sprintf("%s (expect.calls[%d]%s)", detail, k, note)}
+	return Reason{Code: ReasonWrongArgs, Detail: fmt.Sprintf("%s (%s.calls[%d]%s)", detail, sc.expect, k, note)}
 }
 
 func usableCount(usable []bool) int {

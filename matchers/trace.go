@@ -33,6 +33,9 @@ type Call struct {
 	// Turn is the index in Trace.Turns of the turn that requested the
 	// call.
 	Turn int
+	// UserTurn is the index of the user turn of a conversation the call
+	// was made to answer (0: the opening prompt); 0 for a single request.
+	UserTurn int
 }
 
 // Trace is what the scorer sees of one run.
@@ -51,6 +54,10 @@ type Trace struct {
 	// then not judged. The engine sets it, possibly empty, whenever the
 	// cell has probes.
 	State []ProbeResult
+	// Answers holds, for a conversation, the model's final answer to each
+	// user turn it answered, in order (the last is Answer); nil for a
+	// single request, whose one answer is Answer.
+	Answers []string
 }
 
 // TextCall is a tool call the model wrote as text: markup of a known
@@ -89,6 +96,13 @@ const (
 	// call to a forbidden tool, and accompanies any other failure of a
 	// run that has such text.
 	ReasonUnparsedCall = "unparsed_call"
+	// ReasonMissingTurn: expect.turns has rules for a user turn the
+	// conversation never reached or never answered.
+	ReasonMissingTurn = "missing_turn"
+	// ReasonMaxTurns: a simulated user had not ended the conversation
+	// with its stop marker after the case's user.max_turns user messages
+	// (the engine's reason, as max_iterations).
+	ReasonMaxTurns = "max_turns"
 )
 
 // Reason is one cause of failure with a path-bearing explanation, e.g.

@@ -207,6 +207,8 @@ var (
 	messageFields    = yamlKeys(reflect.TypeFor[Message]())
 	goldenFields     = yamlKeys(reflect.TypeFor[Golden]())
 	goldenCallFields = yamlKeys(reflect.TypeFor[GoldenCall]())
+	goldenTurnFields = yamlKeys(reflect.TypeFor[GoldenTurn]())
+	userFields       = yamlKeys(reflect.TypeFor[User]())
 )
 
 // yamlKeys returns the keys of the fields of struct type t that yaml
@@ -306,10 +308,33 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 			errs = append(errs, errAt(caseIssue{elems: el, msg: "equals: golden needs the case's golden: its calls are replayed on a fresh server to give the state to compare with"}))
 		}
 	}
-	if c.Golden != nil {
+	if n, at := exp.TurnRules(); n > 0 {
+		switch max := c.User.Turns(); {
+		case c.User == nil:
+			errs = append(errs, errAt(caseIssue{elems: at, msg: "turns judges the user turns of a conversation: add a user block (replies or instructions), or use calls and answer"}))
+		case n > max:
+			errs = append(errs, errAt(caseIssue{elems: append(at, max), msg: fmt.Sprintf("rules for %d user turns, but the conversation has at most %d (%s)", n, max, c.User.turnsFrom())}))
+		}
+	}
+	goldenOK := func(g *Golden, at []any) bool {
+		switch {
+		case c.User == nil && len(g.Turns) > 0:
+			errs = append(errs, errAt(caseIssue{elems: append(slices.Clone(at), "turns"), msg: "golden turns are for a conversation (a case with a user block); give calls and answer"}))
+		case c.User != nil && len(g.Turns) == 0:
+			errs = append(errs, errAt(caseIssue{elems: at, msg: "a conversation's golden has turns: one {calls, answer} per user turn, the opening first"}))
+		case c.User != nil && !c.User.Simulated() && len(g.Turns) != c.User.Turns():
+			errs = append(errs, errAt(caseIssue{elems: append(slices.Clone(at), "turns"), msg: fmt.Sprintf("want %d turns (the opening and %d replies), got %d", c.User.Turns(), len(c.User.Replies), len(g.Turns))}))
+		case c.User.Simulated() && len(g.Turns) > c.User.Turns():
+			errs = append(errs, errAt(caseIssue{elems: append(slices.Clone(at), "turns"), msg: fmt.Sprintf("want at most %d turns (user.max_turns), got %d", c.User.Turns(), len(g.Turns))}))
+		default:
+			return true
+		}
+		return false
+	}
+	if c.Golden != nil && goldenOK(c.Golden, []any{"golden"}) {
 		if vd := exp.Score(c.Golden.trace(), GoldenCell); !vd.Pass || len(vd.TextCalls) > 0 {
 			for _, r := range goldenReasons(vd) {
-				errs = append(errs, errAt(caseIssue{elems: goldenElems([]any{"golden"}, r), path: []any{"golden"},
+				errs = append(errs, errAt(caseIssue{elems: goldenElems([]any{"golden"}, c.Golden, r), path: []any{"golden"},
 					msg: fmt.Sprintf("rejected (%s): %s", r.Code, r.Detail)}))
 			}
 		}
@@ -317,6 +342,9 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	whens, _ := c.Expect["when"].([]any)
 	for _, wg := range c.WhenGoldens {
 		at := []any{"expect", "when", wg.When, "golden"}
+		if !goldenOK(&wg.Golden, at) {
+			continue
+		}
 		entry, _ := whens[wg.When].(map[string]any)
 		cell := WhenCell(entry)
 		vd := exp.Score(wg.Golden.trace(), cell)
@@ -329,7 +357,7 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 				}
 				msg += " (" + from + ")"
 			}
-			errs = append(errs, errAt(caseIssue{elems: goldenElems(at, r), path: at, msg: msg}))
+			errs = append(errs, errAt(caseIssue{elems: goldenElems(at, &wg.Golden, r), path: at, msg: msg}))
 		}
 	}
 	if len(errs) > 0 {
@@ -346,15 +374,21 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 // 10.0 is rejected by $int: 10 in validate as the same call from a model
 // is in a run.
 func (c *Case) modelGoldenArgs(doc *yaml.Node) {
-	fix := func(g *Golden, at []any) {
-		for i := range g.Calls {
+	fixCalls := func(calls []GoldenCall, at []any) {
+		for i := range calls {
 			n := valueAt(doc, append(slices.Clone(at), "calls", i, "args"))
 			if n == nil {
 				continue
 			}
 			if v, err := modelValue(n); err == nil {
-				g.Calls[i].Args, _ = v.(map[string]any)
+				calls[i].Args, _ = v.(map[string]any)
 			}
+		}
+	}
+	fix := func(g *Golden, at []any) {
+		fixCalls(g.Calls, at)
+		for i := range g.Turns {
+			fixCalls(g.Turns[i].Calls, append(slices.Clone(at), "turns", i))
 		}
 	}
 	if c.Golden != nil {
@@ -414,12 +448,36 @@ func compileErrors(file string, doc *yaml.Node, err error) Errors {
 	return out
 }
 
-var reCallIdx = regexp.MustCompile(`^calls\[(\d+)\]`)
+var (
+	reCallIdx = regexp.MustCompile(`^calls\[(\d+)\]`)
+	reTurnIdx = regexp.MustCompile(`^expect\.turns\[(\d+)\]`)
+)
 
-// goldenElems points a rejection of the golden at elems at the golden
-// call or answer it is about.
-func goldenElems(elems []any, r matchers.Reason) []any {
+// goldenElems points a rejection of the golden g at elems at the golden
+// call or answer it is about (for a conversation's golden, in its turns).
+func goldenElems(elems []any, g *Golden, r matchers.Reason) []any {
 	at := func(more ...any) []any { return append(slices.Clone(elems), more...) }
+	if len(g.Turns) > 0 {
+		last := len(g.Turns) - 1
+		if m := reCallIdx.FindStringSubmatch(r.Detail); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			for t := range g.Turns {
+				if i < len(g.Turns[t].Calls) {
+					return at("turns", t, "calls", i)
+				}
+				i -= len(g.Turns[t].Calls)
+			}
+		}
+		if m := reTurnIdx.FindStringSubmatch(r.Detail); m != nil {
+			if t, _ := strconv.Atoi(m[1]); t <= last {
+				return at("turns", t)
+			}
+		}
+		if r.Code == matchers.ReasonAnswerMismatch || r.Code == matchers.ReasonUnparsedCall {
+			return at("turns", last, "answer")
+		}
+		return at("turns")
+	}
 	if r.Code == matchers.ReasonAnswerMismatch || r.Code == matchers.ReasonUnparsedCall {
 		return at("answer")
 	}
@@ -440,15 +498,25 @@ func goldenReasons(vd matchers.Verdict) []matchers.Reason {
 	return vd.Reasons
 }
 
-// trace is the golden trajectory as the scorer sees a run's.
+// trace is the golden trajectory as the scorer sees a run's. A
+// conversation's golden turns become its answered user turns, each
+// turn's calls tagged with the turn.
 func (g *Golden) trace() matchers.Trace {
 	tr := matchers.Trace{Answer: g.Answer}
-	for _, gc := range g.Calls {
-		args := gc.Args
-		if args == nil {
-			args = map[string]any{}
+	add := func(calls []GoldenCall, turn int) {
+		for _, gc := range calls {
+			args := gc.Args
+			if args == nil {
+				args = map[string]any{}
+			}
+			tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: args, UserTurn: turn})
 		}
-		tr.Calls = append(tr.Calls, matchers.Call{Tool: gc.Tool, Args: args})
+	}
+	add(g.Calls, 0)
+	for i, t := range g.Turns {
+		add(t.Calls, i)
+		tr.Answers = append(tr.Answers, t.Answer)
+		tr.Answer = t.Answer
 	}
 	return tr
 }
@@ -669,6 +737,9 @@ func checkCase(m map[string]any) []caseIssue {
 			}
 		}
 	}
+	if v, ok := m["user"]; ok {
+		checkUser(v, add, &is)
+	}
 	if v, ok := field(nil, m, "expect", suggested); ok {
 		if _, ok := v.(map[string]any); !ok {
 			add([]any{"expect"}, "want a mapping of expectations, got %s", showVal(v))
@@ -686,8 +757,56 @@ func checkCase(m map[string]any) []caseIssue {
 	return is
 }
 
+// checkUser checks the shape of a case's user block (#User).
+func checkUser(v any, add func(elems []any, format string, args ...any), is *[]caseIssue) {
+	el := []any{"user"}
+	u, ok := v.(map[string]any)
+	if !ok {
+		add(el, "want {replies: [...]} or {instructions: ...}, got %s", showVal(v))
+		return
+	}
+	*is = append(*is, closedFields(el, u, userFields, map[string]bool{})...)
+	replies, hasReplies := u["replies"]
+	instr, hasInstr := u["instructions"]
+	switch {
+	case hasReplies && hasInstr:
+		add(el, "want replies (scripted) or instructions (simulated), not both")
+	case !hasReplies && !hasInstr:
+		add(el, "want replies (scripted user messages) or instructions (for a simulated user)")
+	}
+	if hasReplies {
+		l, ok := replies.([]any)
+		switch {
+		case !ok:
+			add(append(el, "replies"), "want a list of user messages, got %s", showVal(replies))
+		case len(l) == 0:
+			add(append(el, "replies"), "want at least one reply")
+		}
+		for i, r := range l {
+			if s, ok := r.(string); !ok || s == "" {
+				add(append(el, "replies", i), "want a non-empty string, got %s", showVal(r))
+			}
+		}
+	}
+	if hasInstr {
+		if s, ok := instr.(string); !ok || s == "" {
+			add(append(el, "instructions"), "want a non-empty string, got %s", showVal(instr))
+		}
+	}
+	if mt, ok := u["max_turns"]; ok {
+		n, isInt := mt.(int64)
+		switch {
+		case !isInt || n < 2:
+			add(append(el, "max_turns"), "want a whole number >= 2 (user messages, the opening included), got %s", showVal(mt))
+		case !hasInstr:
+			add(append(el, "max_turns"), "max_turns is for a simulated user (instructions); scripted replies end with the last reply")
+		}
+	}
+}
+
 // checkGolden checks the shape of the golden trajectory v at el: the
-// mapping {calls, answer} of #CaseFields.golden and #When.golden.
+// mapping {calls, answer} (or {turns}) of #CaseFields.golden and
+// #When.golden.
 func checkGolden(el []any, v any, add func(elems []any, format string, args ...any), is *[]caseIssue) {
 	at := func(more ...any) []any { return append(slices.Clone(el), more...) }
 	g, ok := v.(map[string]any)
@@ -697,6 +816,39 @@ func checkGolden(el []any, v any, add func(elems []any, format string, args ...a
 	}
 	sug := map[string]bool{}
 	*is = append(*is, closedFields(el, g, goldenFields, sug)...)
+	if ts, ok := g["turns"]; ok {
+		for _, k := range []string{"calls", "answer"} {
+			if _, both := g[k]; both {
+				add(at(k), "a golden with turns has its calls and answers in the turns, not %s", k)
+			}
+		}
+		l, isList := ts.([]any)
+		switch {
+		case !isList:
+			add(at("turns"), "want a list of {calls, answer}, one per user turn, got %s", showVal(ts))
+		case len(l) == 0:
+			add(at("turns"), "want at least one turn")
+		}
+		for i, t := range l {
+			tel := at("turns", i)
+			tm, ok := t.(map[string]any)
+			if !ok {
+				add(tel, "want {calls, answer}, got %s", showVal(t))
+				continue
+			}
+			tsug := map[string]bool{}
+			*is = append(*is, closedFields(tel, tm, goldenTurnFields, tsug)...)
+			if a, ok := tm["answer"]; ok {
+				if _, isStr := a.(string); !isStr {
+					add(append(tel, "answer"), "want a string, got %s", showVal(a))
+				}
+			} else if !tsug["answer"] {
+				add(tel, "missing field %q", "answer")
+			}
+			checkGoldenCalls(tel, tm, add, is)
+		}
+		return
+	}
 	if t, ok := g["todo"]; ok {
 		// A skeleton's golden (toolward init): never passes for one.
 		if ts, isStr := t.(string); isStr && strings.TrimSpace(ts) != "" {
@@ -709,9 +861,16 @@ func checkGolden(el []any, v any, add func(elems []any, format string, args ...a
 		if _, isStr := a.(string); !isStr {
 			add(at("answer"), "want a string, got %s", showVal(a))
 		}
-	} else if !sug["answer"] {
+	} else if !sug["answer"] && !sug["turns"] {
 		add(el, "missing field %q", "answer")
 	}
+	checkGoldenCalls(el, g, add, is)
+}
+
+// checkGoldenCalls checks the calls list of the golden (or golden turn)
+// g at el.
+func checkGoldenCalls(el []any, g map[string]any, add func(elems []any, format string, args ...any), is *[]caseIssue) {
+	at := func(more ...any) []any { return append(slices.Clone(el), more...) }
 	cs, ok := g["calls"]
 	if !ok {
 		return
@@ -789,6 +948,13 @@ func buildCase(m map[string]any) *Case {
 	c.Tags = strs(m["tags"])
 	c.Needs = strs(m["needs"])
 	c.Avoid = strs(m["avoid"])
+	if u, ok := m["user"].(map[string]any); ok {
+		c.User = &User{Replies: strs(u["replies"])}
+		c.User.Instructions, _ = u["instructions"].(string)
+		if n, ok := u["max_turns"].(int64); ok {
+			c.User.MaxTurns = int(n)
+		}
+	}
 	if l, ok := m["messages"].([]any); ok {
 		for _, x := range l {
 			mm := x.(map[string]any)
@@ -814,14 +980,27 @@ func buildCase(m map[string]any) *Case {
 func buildGolden(g map[string]any) *Golden {
 	out := &Golden{}
 	out.Answer, _ = g["answer"].(string)
-	if l, ok := g["calls"].([]any); ok {
+	out.Calls = buildGoldenCalls(g["calls"])
+	if l, ok := g["turns"].([]any); ok {
 		for _, x := range l {
-			cm := x.(map[string]any)
-			gc := GoldenCall{}
-			gc.Tool, _ = cm["tool"].(string)
-			gc.Args, _ = cm["args"].(map[string]any)
-			out.Calls = append(out.Calls, gc)
+			tm := x.(map[string]any)
+			t := GoldenTurn{Calls: buildGoldenCalls(tm["calls"])}
+			t.Answer, _ = tm["answer"].(string)
+			out.Turns = append(out.Turns, t)
 		}
+	}
+	return out
+}
+
+func buildGoldenCalls(v any) []GoldenCall {
+	l, _ := v.([]any)
+	var out []GoldenCall
+	for _, x := range l {
+		cm := x.(map[string]any)
+		gc := GoldenCall{}
+		gc.Tool, _ = cm["tool"].(string)
+		gc.Args, _ = cm["args"].(map[string]any)
+		out = append(out, gc)
 	}
 	return out
 }

@@ -56,6 +56,11 @@ type CassetteSelector struct {
 
 // CassetteTurn is one scripted model reply.
 type CassetteTurn struct {
+	// Role is "" (the model under test, written "assistant" or left out)
+	// or CassetteRoleUser: a reply of the simulated user of a
+	// conversation, which answers its requests (backend.Key.Side "user")
+	// in the order such turns appear.
+	Role                          string
 	Content, Thinking, DoneReason string
 	ToolCalls                     []CassetteCall
 	TokensIn, TokensOut           int
@@ -474,3 +479,6 @@ func mappingKeys(m *yaml.Node) map[string]bool {
 	}
 	return keys
 }
+
+// CassetteRoleUser is CassetteTurn.Role for a reply of the simulated user.
+const CassetteRoleUser = "user"

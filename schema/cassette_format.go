@@ -253,7 +253,7 @@ var runShape = &shape[CassetteRun]{what: "a run", fields: []field[CassetteRun]{
 		}},
 	{name: "turns", required: true,
 		schema: func() obj {
-			return obj{"type": "array", "minItems": 1, "items": turnShape.jsonSchema(), "description": "Reply i answers model turn i."}
+			return obj{"type": "array", "minItems": 1, "items": turnShape.jsonSchema(), "description": "Reply i answers model turn i; the turns with role user answer the simulated user's turns, in their own order."}
 		},
 		read: func(p *cassetteParser, k, v *yaml.Node, path []any, r *CassetteRun) {
 			list(p, v, path, turnShape, "a list of turns", "turn", &r.Turns)
@@ -276,7 +276,26 @@ func textField(name string, get func(*CassetteTurn) *string, keep func(*Cassette
 		}}
 }
 
-var turnShape = &shape[CassetteTurn]{what: "a turn", fields: []field[CassetteTurn]{
+var turnShape = &shape[CassetteTurn]{what: "a turn", check: checkUserTurn, fields: []field[CassetteTurn]{
+	{name: "role",
+		schema: func() obj {
+			return obj{"enum": []any{"assistant", CassetteRoleUser}, "description": "assistant (the default): a reply of the model under test; user: a reply of the simulated user of a conversation, content only."}
+		},
+		read: func(p *cassetteParser, k, v *yaml.Node, path []any, t *CassetteTurn) {
+			switch r, _ := p.str(v, path); r {
+			case "assistant":
+			case CassetteRoleUser:
+				t.Role = CassetteRoleUser
+			default:
+				p.errf(v, path, "want \"assistant\" (the model, the default) or \"user\" (the simulated user), got %q", r)
+			}
+		},
+		write: func(t *CassetteTurn) *yaml.Node {
+			if t.Role == "" {
+				return nil
+			}
+			return strNode(t.Role)
+		}},
 	textField("thinking", func(t *CassetteTurn) *string { return &t.Thinking }, nil),
 	// A reply without calls always has content, if only "".
 	textField("content", func(t *CassetteTurn) *string { return &t.Content }, func(t *CassetteTurn) bool { return len(t.ToolCalls) == 0 }),
@@ -316,6 +335,20 @@ var turnShape = &shape[CassetteTurn]{what: "a turn", fields: []field[CassetteTur
 		}},
 	textField("done_reason", func(t *CassetteTurn) *string { return &t.DoneReason }, nil),
 }}
+
+// checkUserTurn refuses a simulated user's turn with tool calls or
+// without content.
+func checkUserTurn(p *cassetteParser, n *yaml.Node, path []any, keys map[string]*yaml.Node, t *CassetteTurn) {
+	if t.Role != CassetteRoleUser {
+		return
+	}
+	switch {
+	case len(t.ToolCalls) > 0:
+		p.errf(keys["tool_calls"], at(path, "tool_calls"), "a simulated user's turn (role: user) has no tool calls")
+	case strings.TrimSpace(t.Content) == "":
+		p.errf(n, path, "a simulated user's turn (role: user) needs content")
+	}
+}
 
 // countField is one of a turn's token counts.
 func countField(name string, get func(*CassetteTurn) *int) field[CassetteTurn] {

@@ -24,16 +24,24 @@ type runPart struct {
 	Messages []Message `json:"messages,omitempty"`
 	Needs    []string  `json:"needs,omitempty"`
 	Avoid    []string  `json:"avoid,omitempty"`
+	// User is the rest of the conversation: scripted replies, or the
+	// simulated user's instructions and turn limit. Absent for a single
+	// request, so the digests of cases without a user block are those of
+	// before it existed.
+	User *User `json:"user,omitempty"`
 }
 
 // RunDigest returns the hex SHA-256 of the part of c that shapes its runs:
-// prompt, system, messages, needs and avoid (in their given order, which
-// is the order the model sees). A field added to Case that changes the
+// prompt, system, messages, needs, avoid (in their given order, which
+// is the order the model sees) and the user block (replies, or the
+// simulated user's instructions and max_turns). The simulator's model
+// and settings, which come from the run config, are hashed into run ids
+// by package engine/plan. A field added to Case that changes the
 // conversation or the offered tools must be added here.
 func RunDigest(c *Case) string {
 	b, err := json.Marshal(runPart{
 		Format: runDigestFormat, Prompt: c.Prompt, System: c.System,
-		Messages: c.Messages, Needs: c.Needs, Avoid: c.Avoid,
+		Messages: c.Messages, Needs: c.Needs, Avoid: c.Avoid, User: c.User,
 	})
 	if err != nil {
 		panic("schema: encoding a case's run part: " + err.Error()) // strings and lists of strings only

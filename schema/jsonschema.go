@@ -44,17 +44,27 @@ func CaseJSONSchema() []byte {
 		"answer":      obj{"$ref": "#/definitions/matcher", "description": "Matcher on the final answer."},
 		"state":       obj{"type": "array", "items": ref("probe"), "description": "Probes toolward calls after the conversation, on the run's server session, never shown to the model."},
 	}
+	turnRules := maps.Clone(rules)
+	rules["turns"] = obj{"type": "array", "items": obj{"type": "object", "properties": turnRules, "additionalProperties": false},
+		"description": "A conversation's rules per user turn, the opening first: the calls made answering it and the answer to it."}
+	goldenCalls := list(obj{
+		"type": "object", "required": []any{"tool"}, "additionalProperties": false,
+		"properties": obj{"tool": name, "args": obj{"type": "object"}},
+	})
 	golden := func(doc string) obj {
 		return obj{
-			"type": "object", "required": []any{"answer"}, "additionalProperties": false,
+			"type": "object", "additionalProperties": false,
+			"oneOf":       []any{obj{"required": []any{"answer"}}, obj{"required": []any{"turns"}}},
 			"description": doc,
 			"properties": obj{
-				"calls": list(obj{
-					"type": "object", "required": []any{"tool"}, "additionalProperties": false,
-					"properties": obj{"tool": name, "args": obj{"type": "object"}},
-				}),
+				"calls":  goldenCalls,
 				"answer": str,
-				"todo":   obj{"type": "string", "description": "A golden still to be written: validate reports \"fill in the golden\" until this is removed."},
+				"turns": obj{"type": "array", "minItems": 1, "description": "A conversation's golden: one {calls, answer} per user turn, the opening first.",
+					"items": obj{
+						"type": "object", "required": []any{"answer"}, "additionalProperties": false,
+						"properties": obj{"calls": goldenCalls, "answer": str},
+					}},
+				"todo": obj{"type": "string", "description": "A golden still to be written: validate reports \"fill in the golden\" until this is removed."},
 			},
 		}
 	}
@@ -99,6 +109,16 @@ func CaseJSONSchema() []byte {
 			"system": str,
 			"needs":  obj{"type": "array", "items": name, "description": "Tools always offered; must include every expected tool."},
 			"avoid":  obj{"type": "array", "items": name, "description": "Tools never offered as distractors: they would answer the case too."},
+			"user": obj{
+				"type": "object", "additionalProperties": false,
+				"description": "How the user goes on after each final answer: scripted replies or a simulated user.",
+				"oneOf":       []any{obj{"required": []any{"replies"}}, obj{"required": []any{"instructions"}}},
+				"properties": obj{
+					"replies":      obj{"type": "array", "minItems": 1, "items": obj{"type": "string", "minLength": 1}, "description": "One user message after each final answer, in order."},
+					"instructions": obj{"type": "string", "minLength": 1, "description": "For the run config's simulator: who the user is, what they want, what to reveal and when."},
+					"max_turns":    obj{"type": "integer", "minimum": 2, "description": "With instructions: the most user messages, the opening included (default 6)."},
+				},
+			},
 			"expect": obj{"type": "object", "properties": expect, "additionalProperties": false},
 			"golden": golden("A known-good trajectory; validate checks the expectations accept it in the default cell."),
 		},

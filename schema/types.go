@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -28,7 +29,10 @@ type Case struct {
 	Needs       []string  `json:"needs,omitempty" yaml:"needs,omitempty"`
 	// Avoid lists tools never offered to this case as distractors (under
 	// count and all subsets): tools that would answer it too.
-	Avoid  []string       `json:"avoid,omitempty" yaml:"avoid,omitempty"`
+	Avoid []string `json:"avoid,omitempty" yaml:"avoid,omitempty"`
+	// User says how the user goes on after each final answer; nil: the
+	// run ends at the first final answer.
+	User   *User          `json:"user,omitempty" yaml:"user,omitempty"`
 	Expect map[string]any `json:"expect" yaml:"expect"` // without the goldens of when entries (see WhenGoldens)
 	Golden *Golden        `json:"golden,omitempty" yaml:"golden,omitempty"`
 	// WhenGoldens are the golden trajectories of `when` entries
@@ -59,12 +63,67 @@ type Message struct {
 	Content string `json:"content" yaml:"content"`
 }
 
+// User continues a conversation after each final answer: with scripted
+// Replies, or as a simulated user following Instructions. Exactly one is
+// set.
+type User struct {
+	// Replies are sent one after each final answer, in order; the
+	// conversation ends when the last is answered.
+	Replies []string `json:"replies,omitempty" yaml:"replies,omitempty"`
+	// Instructions tell the run config's simulator who the user is and
+	// what they want.
+	Instructions string `json:"instructions,omitempty" yaml:"instructions,omitempty"`
+	// MaxTurns bounds the user messages of a simulated conversation, the
+	// opening included; 0 means DefaultMaxTurns. Unused with Replies.
+	MaxTurns int `json:"max_turns,omitempty" yaml:"max_turns,omitempty"`
+}
+
+// DefaultMaxTurns is User.MaxTurns when a case gives none.
+const DefaultMaxTurns = 6
+
+// Simulated reports whether the user is a simulator (Instructions).
+func (u *User) Simulated() bool { return u != nil && u.Instructions != "" }
+
+// Turns is the most user messages the model can receive in the
+// conversation, the opening included: 1 without a user block.
+func (u *User) Turns() int {
+	switch {
+	case u == nil:
+		return 1
+	case u.Simulated():
+		if u.MaxTurns > 0 {
+			return u.MaxTurns
+		}
+		return DefaultMaxTurns
+	}
+	return len(u.Replies) + 1
+}
+
+// turnsFrom says where Turns comes from, for messages.
+func (u *User) turnsFrom() string {
+	if u.Simulated() {
+		return "user.max_turns"
+	}
+	return fmt.Sprintf("the opening and %d replies", len(u.Replies))
+}
+
 // Golden is one known-good trajectory; validate proves the case's own
-// expectations accept it.
+// expectations accept it. A conversation's golden has Turns instead of
+// Calls and Answer.
 type Golden struct {
 	// Todo marks a golden still to be written (`toolward init`
 	// skeletons): ParseCases reports it, so such a case never loads.
 	Todo   string       `json:"todo,omitempty" yaml:"todo,omitempty"`
+	Calls  []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty"`
+	Answer string       `json:"answer,omitempty" yaml:"answer,omitempty"`
+	// Turns is a conversation's trajectory, one per user turn, the
+	// opening first.
+	Turns []GoldenTurn `json:"turns,omitempty" yaml:"turns,omitempty"`
+}
+
+// GoldenTurn is the golden answer to one user turn of a conversation and
+// the calls made on the way.
+type GoldenTurn struct {
 	Calls  []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty"`
 	Answer string       `json:"answer" yaml:"answer"`
 }
@@ -98,7 +157,10 @@ type Config struct {
 	Cases   []string `json:"cases"` // glob patterns (** allowed), relative to the working directory
 	Server  Server   `json:"server"`
 	Backend Backend  `json:"backend"`
-	Matrix  Matrix   `json:"matrix"`
+	// Simulator plays the user of cases with user.instructions; nil when
+	// the config names none.
+	Simulator *Simulator `json:"simulator,omitempty"`
+	Matrix    Matrix     `json:"matrix"`
 	// DescriptionSets maps a description set name to a YAML file of
 	// tool name -> description. A name used in matrix.descriptions that is
 	// absent here resolves to fixtures/descriptions/<name>.yaml; "default"
@@ -199,6 +261,17 @@ func (s Server) SharesState() bool {
 		return false
 	}
 	return s.Reset == nil
+}
+
+// Simulator is the user model of simulated conversations.
+type Simulator struct {
+	Model       string  `json:"model"`
+	Temperature float64 `json:"temperature"`
+	// Backend answers the simulator's requests; nil means the config's
+	// backend.
+	Backend *Backend `json:"backend,omitempty"`
+	Stop    string   `json:"stop"`   // the marker that ends the conversation
+	System  string   `json:"system"` // system prompt; {instructions} and {stop} are replaced
 }
 
 // Builtin configures the bundled server hosted in-process.
@@ -327,7 +400,7 @@ type ToolSubset struct {
 
 // Limits bound each run and the whole job.
 type Limits struct {
-	MaxIterations int      `json:"max_iterations"` // model turns per run; default 8
+	MaxIterations int      `json:"max_iterations"` // model turns per user message; default 8
 	RunTimeout    Duration `json:"run_timeout"`    // default 120s, the whole run with its retries and waits; 0 means none
 	CallTimeout   Duration `json:"call_timeout"`   // per tool call; default 30s
 	Concurrency   int      `json:"concurrency"`    // workers; default 2

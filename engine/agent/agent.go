@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/session"
+	"github.com/toolward/toolward/engine/user"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/record"
 )
@@ -36,13 +37,21 @@ type Input struct {
 	Case  *schema.Case
 	Cell  record.Cell
 	Tools []backend.Tool // offered, in the order offered
-	// MaxIterations bounds model turns; 0 means 8.
+	// MaxIterations bounds the model turns spent on one user message
+	// (the whole run, without User); 0 means 8.
 	MaxIterations int
 	// CallTimeout bounds each tool call; 0 means none.
 	CallTimeout time.Duration
 	// MaxCallsPerTurn bounds the calls of one turn sent to the server;
 	// 0 means DefaultMaxCallsPerTurn.
 	MaxCallsPerTurn int
+	// User goes on after each final answer (the case's user block); nil
+	// ends the run at the first final answer.
+	User user.User
+	// MaxUserTurns bounds the user messages the model receives, the
+	// opening included, when User is set; 0 means no bound beyond the
+	// User's own end (a script's last reply).
+	MaxUserTurns int
 }
 
 // Output is what the loop did.
@@ -52,6 +61,23 @@ type Output struct {
 	// OutOfTurns is set when MaxIterations turns passed without a reply
 	// free of tool calls.
 	OutOfTurns bool
+	// OutOfUserTurns is set when the User still had a message after the
+	// answer to the MaxUserTurns-th user message.
+	OutOfUserTurns bool
+}
+
+// Opening is the user message a conversation starts from: the case's
+// prompt, or the last user message of its scripted prefix.
+func Opening(c *schema.Case) string {
+	if len(c.Messages) == 0 {
+		return c.Prompt
+	}
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		if c.Messages[i].Role == "user" {
+			return c.Messages[i].Content
+		}
+	}
+	return ""
 }
 
 // Messages builds the conversation's opening messages from a case.
@@ -93,7 +119,11 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		Temperature: in.Cell.Temperature,
 		Key:         backend.Key{Case: in.Case.ID, Cell: in.Cell.Values()},
 	}
-	for turn := 0; turn < maxIter; turn++ {
+	if in.User != nil {
+		out.Trace.Users = []record.UserTurn{{Content: Opening(in.Case), From: record.UserFromCase}}
+	}
+	userTurn, inTurn := 0, 0 // the user turn being answered; model turns spent on it
+	for turn := 0; inTurn < maxIter; turn, inTurn = turn+1, inTurn+1 {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
@@ -120,11 +150,21 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		out.Tokens.In += resp.TokensIn
 		out.Tokens.Out += resp.TokensOut
 		out.Tokens.Cached += resp.TokensCached
+		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {
 			out.Trace.Answer = msg.Content
-			return out, nil
+			if in.User == nil {
+				return out, nil
+			}
+			req.Messages = append(req.Messages, msg)
+			more, err := nextUser(ctx, in, out, userTurn, req.Messages)
+			if err != nil || !more {
+				return out, err
+			}
+			req.Messages = append(req.Messages, backend.Message{Role: "user", Content: out.Trace.Users[len(out.Trace.Users)-1].Content})
+			userTurn, inTurn = userTurn+1, -1
+			continue
 		}
-		msg.Role = "assistant"
 		req.Messages = append(req.Messages, msg)
 		lim := turnLimit{max: maxCalls(in), asked: len(msg.ToolCalls)}
 		for _, tc := range msg.ToolCalls {
@@ -138,6 +178,36 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 	}
 	out.OutOfTurns = true
 	return out, nil
+}
+
+// nextUser asks the user for the message after the final answer to user
+// turn n and records it. It reports whether the conversation goes on:
+// not when the user has nothing more (a script's end), wrote the stop
+// marker, or would go past MaxUserTurns (OutOfUserTurns; the message is
+// recorded as unsent).
+func nextUser(ctx context.Context, in Input, out *Output, n int, conv []backend.Message) (bool, error) {
+	t, ok, err := in.User.Next(ctx, n, conv)
+	if err != nil || !ok {
+		return false, err
+	}
+	ut := record.UserTurn{
+		Before: len(out.Trace.Turns), Content: t.Content, From: t.From, Model: t.Model, Stop: t.Stop,
+		Latency: record.FromDuration(t.Latency), Host: t.Host,
+	}
+	if t.TokensIn != 0 || t.TokensOut != 0 { // the simulator's: not the run's Tokens, which are the model's
+		ut.Tokens = &record.Tokens{In: t.TokensIn, Out: t.TokensOut}
+	}
+	over := in.MaxUserTurns > 0 && n+1 >= in.MaxUserTurns
+	ut.Unsent = t.Stop || over
+	out.Trace.Users = append(out.Trace.Users, ut)
+	if t.Stop {
+		return false, nil
+	}
+	if over {
+		out.OutOfUserTurns = true
+		return false, nil
+	}
+	return true, nil
 }
 
 func maxCalls(in Input) int {

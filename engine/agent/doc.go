@@ -23,8 +23,20 @@
 //     They are the model's calls all the same: the scorer counts them
 //     (max_calls, forbid). The backends bound the calls of one reply too
 //     (MaxReplyCalls, a cut reply), so a turn's cost stays bounded.
-//  5. After MaxIterations model turns without a final answer, the run
-//     stops with OutOfTurns set (the engine fails it with max_iterations).
+//  5. After MaxIterations model turns without a final answer to the
+//     current user message, the run stops with OutOfTurns set (the
+//     engine fails it with max_iterations).
+//  6. In a conversation (Input.User, from the case's user block), a final
+//     answer is not the end: the User (package engine/user: scripted
+//     replies or a simulated user) gives the next user message, which is
+//     appended after the answer, and the loop goes on; Trace.Users
+//     records every user message, the opening first, with the index of
+//     the model turn after it. The conversation ends when the User has
+//     nothing more (a script's last reply was answered) or writes its
+//     stop marker, or, when the answer to the MaxUserTurns-th message
+//     still gets a reply, with OutOfUserTurns set (the engine fails it
+//     with max_turns); a message that ends it is recorded as unsent.
+//     Model turns are numbered across the conversation (backend.Key.Turn).
 //
 // The loop owns no policy beyond this: timeouts come from the context (run
 // timeout) and Input.CallTimeout (per tool call); retries are the

@@ -55,8 +55,17 @@ type Request struct {
 type Key struct {
 	Case string            // case id
 	Cell map[string]string // axis name -> value as package schema/cell formats it (cell.Cell.Values), e.g. {"model": "qwen3:0.6b", "confirm": "deny", "seed": "1"}
-	Turn int               // 0-based model turn within the run
+	// Turn is the 0-based model turn within the run, counted across the
+	// whole conversation; for Side SideUser, the simulated user's turn
+	// (0: its first reply, after the model's first final answer).
+	Turn int
+	// Side says who is asked: "" the model under test, SideUser the
+	// simulated user of a conversation.
+	Side string
 }
+
+// SideUser is Key.Side for a simulated user's request.
+const SideUser = "user"
 
 // Message is one chat message.
 type Message struct {

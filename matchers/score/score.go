@@ -127,7 +127,9 @@ type Verdict struct {
 }
 
 // Judge scores trace t of a run in cell. Running out of turns fails the
-// run whatever its calls: max_iterations comes first, then (when the
+// run whatever its calls: max_iterations (no final answer within
+// limits.max_iterations model turns) or max_turns (a simulated user
+// still going after user.max_turns messages) comes first, then (when the
 // matchers had no objection) unparsed_call for calls written as text,
 // then the matchers' own reasons.
 //
@@ -143,7 +145,7 @@ func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) Ver
 	}
 	v := r.Expect.Score(tr, cell)
 	out := Verdict{Outcome: record.Pass, TextCalls: v.TextCalls}
-	if v.Pass && !t.OutOfTurns {
+	if v.Pass && !t.OutOfTurns && !t.OutOfUserTurns {
 		return out
 	}
 	out.Outcome = record.Fail
@@ -152,6 +154,20 @@ func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) Ver
 			Code:   matchers.ReasonMaxIterations,
 			Detail: fmt.Sprintf("no final answer after %d model turns", len(t.Turns)),
 		})
+	}
+	if t.OutOfUserTurns {
+		sent := 0
+		for _, u := range t.Users {
+			if !u.Unsent {
+				sent++
+			}
+		}
+		out.Reasons = append(out.Reasons, matchers.Reason{
+			Code:   matchers.ReasonMaxTurns,
+			Detail: fmt.Sprintf("the simulated user had not ended the conversation after %d user messages (user.max_turns)", sent),
+		})
+	}
+	if t.OutOfTurns || t.OutOfUserTurns {
 		if re, ok := matchers.UnparsedCallReason(v); ok {
 			out.Reasons = append(out.Reasons, re)
 		}

@@ -52,6 +52,32 @@ type Plan struct {
 	total int64 // product of size, before sharding
 
 	start, end int64 // shard window of [0, total)
+
+	// sim is the identity of the config's simulator (SimulatorPart),
+	// hashed into the ids of the runs of cases with a simulated user.
+	sim string
+}
+
+// SimulatorPart is what a run id hashes of the config's simulator for a
+// case with a simulated user: its model, temperature, stop marker and
+// system prompt, all of which shape what the user says and so what the
+// model sees. Its backend (where it runs) is not, as the model backend's
+// host is not. "" for no simulator.
+func SimulatorPart(sim *schema.Simulator) string {
+	if sim == nil {
+		return ""
+	}
+	b, err := json.Marshal(struct {
+		Model       string  `json:"model"`
+		Temperature float64 `json:"temperature"`
+		Stop        string  `json:"stop"`
+		System      string  `json:"system"`
+	}{sim.Model, sim.Temperature, sim.Stop, sim.System})
+	if err != nil {
+		panic("plan: encoding the simulator: " + err.Error()) // strings and a float
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // Run is one decoded run of a plan.
@@ -60,7 +86,9 @@ type Run struct {
 	Index int64
 	// ID is the first 16 hex digits of a SHA-256 over the case id, its
 	// run digest (schema.RunDigest: what the model sees, not how the run
-	// is judged) and the cell, stable across processes and machines.
+	// is judged), for a case with a simulated user the simulator
+	// (SimulatorPart), and the cell, stable across processes and
+	// machines.
 	ID     string
 	Case   *schema.Case
 	Cell   record.Cell // ToolCount is left 0: it is known once tools are listed
@@ -83,6 +111,7 @@ func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 		tools:   m.Tools,
 		confirm: m.Confirm,
 		descs:   m.Descriptions,
+		sim:     SimulatorPart(cfg.Simulator),
 	}
 	// Defaults, should a config arrive without the schema's.
 	if len(p.seeds) == 0 {
@@ -143,6 +172,9 @@ func (p *Plan) encode() error {
 			d = schema.RunDigest(c) // a case built without the loader
 		}
 		p.parts[1][i] = "case=" + c.ID + "@" + d
+		if c.User.Simulated() {
+			p.parts[1][i] += "+simulator=" + p.sim
+		}
 	}
 	for i, v := range p.tools {
 		b, err := json.Marshal(v) // the whole definition: n8 with another count is another cell

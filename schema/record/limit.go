@@ -254,6 +254,12 @@ func clip(rec *Record, limit, budget int) *Record {
 		}
 		c.path = nil
 	}
+	t.Users = slices.Clone(rec.Trace.Users)
+	for i := range t.Users {
+		u := &t.Users[i]
+		u.Content = c.str(u.Content, "trace", "users", i, "content")
+		u.Model = c.str(u.Model, "trace", "users", i, "model")
+	}
 	t.TextCalls = slices.Clone(rec.Trace.TextCalls)
 	for i := range t.TextCalls {
 		k := &t.TextCalls[i]
@@ -299,7 +305,7 @@ func clip(rec *Record, limit, budget int) *Record {
 // turns and calls, noting how many there were.
 func strip(c *Record, orig *Record) *Record {
 	out := *c
-	out.Trace = Trace{Answer: c.Trace.Answer}
+	out.Trace = Trace{Answer: c.Trace.Answer, OutOfTurns: c.Trace.OutOfTurns, OutOfUserTurns: c.Trace.OutOfUserTurns}
 	out.Truncated = nil
 	for _, n := range c.Truncated { // notes inside what is dropped go with it
 		if !strings.HasPrefix(n.Path, "trace.") || n.Path == "trace.answer" {
@@ -315,6 +321,7 @@ func strip(c *Record, orig *Record) *Record {
 	drop("trace.turns", len(orig.Trace.Turns))
 	drop("trace.calls", len(orig.Trace.Calls))
 	drop("trace.text_calls", len(orig.Trace.TextCalls))
+	drop("trace.users", len(orig.Trace.Users))
 	const keepReasons = 20
 	if len(out.Reasons) > keepReasons {
 		drop("reasons", len(out.Reasons))

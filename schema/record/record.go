@@ -112,7 +112,45 @@ type Trace struct {
 	// OutOfTurns is set when the loop stopped at limits.max_iterations
 	// without a final answer, which fails the run whatever its calls.
 	OutOfTurns bool `json:"out_of_turns,omitempty"`
+	// Users are the user's messages of a conversation (a case with a user
+	// block), in order, the opening first; empty for a single request.
+	// Users[i] is answered by the model turns from Users[i].Before up to
+	// the next sent user message.
+	Users []UserTurn `json:"users,omitempty"`
+	// OutOfUserTurns is set when a simulated user had not ended the
+	// conversation with its stop marker after the case's user.max_turns
+	// user messages, which fails the run whatever its calls (max_turns).
+	OutOfUserTurns bool `json:"out_of_user_turns,omitempty"`
 }
+
+// UserTurn is one message of the user in a conversation.
+type UserTurn struct {
+	// Before is the index in Trace.Turns of the first model turn after
+	// this message (len(Turns) at the time it was written).
+	Before  int    `json:"before"`
+	Content string `json:"content"`
+	// From says who wrote it: UserFromCase (the opening prompt),
+	// UserFromScript (user.replies) or UserFromSimulator.
+	From string `json:"from"`
+	// Model is the simulator's model, for From == UserFromSimulator.
+	Model string `json:"model,omitempty"`
+	// Stop is set when the message carried the simulator's stop marker:
+	// it ended the conversation and was not sent.
+	Stop bool `json:"stop,omitempty"`
+	// Unsent is set for a message the model never received: a stop
+	// message, or the simulator's message after the last allowed turn.
+	Unsent  bool    `json:"unsent,omitempty"`
+	Tokens  *Tokens `json:"tokens,omitempty"`     // the simulator's, when it said
+	Latency Millis  `json:"latency_ms,omitempty"` // the simulator's request
+	Host    string  `json:"host,omitempty"`       // the simulator's host, as Turn.Host
+}
+
+// UserTurn.From values.
+const (
+	UserFromCase      = "case"
+	UserFromScript    = "script"
+	UserFromSimulator = "simulator"
+)
 
 // Turn is one model reply.
 type Turn struct {
@@ -230,16 +268,50 @@ func (m Millis) Duration() time.Duration {
 	return time.Duration(float64(m) * float64(time.Millisecond))
 }
 
-// Scored converts the trace into what the scorer sees.
+// Scored converts the trace into what the scorer sees. For a
+// conversation, each call is tagged with the user turn it answers and
+// Answers holds the final answer to each answered user turn.
 func (t Trace) Scored() matchers.Trace {
 	out := matchers.Trace{Answer: t.Answer, Calls: make([]matchers.Call, len(t.Calls)), Turns: make([]string, len(t.Turns))}
 	for i, tu := range t.Turns {
 		out.Turns[i] = tu.Content
 	}
+	// userOf[k] is the user turn model turn k answers.
+	var userOf []int
+	if len(t.Users) > 0 {
+		userOf = make([]int, len(t.Turns))
+		sent := 0
+		for _, u := range t.Users {
+			if u.Unsent {
+				continue
+			}
+			for k := max(u.Before, 0); k < len(userOf); k++ {
+				userOf[k] = sent
+			}
+			sent++
+		}
+		// A user turn is answered by its last model turn when that turn
+		// made no calls: the reply the user saw.
+		for i := range sent {
+			last := -1
+			for k, ui := range userOf {
+				if ui == i {
+					last = k
+				}
+			}
+			if last < 0 || t.Turns[last].ToolCalls > 0 {
+				break
+			}
+			out.Answers = append(out.Answers, t.Turns[last].Content)
+		}
+	}
 	for i, c := range t.Calls {
 		out.Calls[i] = matchers.Call{
 			Tool: c.Tool, Args: c.Args, Malformed: c.Malformed,
 			NotOffered: c.NotOffered, Denied: c.Confirm == Denied, IsError: c.IsError, Turn: c.Turn,
+		}
+		if c.Turn >= 0 && c.Turn < len(userOf) {
+			out.Calls[i].UserTurn = userOf[c.Turn]
 		}
 	}
 	return out

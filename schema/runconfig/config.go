@@ -646,16 +646,26 @@ func checkLimitsAndBackends(c *schema.Config, pos positions, add addFunc) {
 		}
 	}
 	checkPools(c, pos, add)
-	if o := c.Backend.OpenAI; o != nil {
+	checkBackend([]any{"backend"}, &c.Backend, add)
+	if sim := c.Simulator; sim != nil && sim.Backend != nil {
+		checkBackend([]any{"simulator", "backend"}, sim.Backend, add)
+	}
+}
+
+// checkBackend checks what CUE cannot of the backend b at path at: no
+// key in headers, a keep_alive Go can parse.
+func checkBackend(at []any, b *schema.Backend, add addFunc) {
+	el := func(more ...any) []any { return append(slices.Clone(at), more...) }
+	if o := b.OpenAI; o != nil {
 		for k := range o.Headers {
 			if strings.EqualFold(k, "Authorization") {
-				add([]any{"backend", "openai", "headers", k}, "a key in headers would be written to config.json; put it in an environment variable and name that in api_key_env")
+				add(el("openai", "headers", k), "a key in headers would be written to config.json; put it in an environment variable and name that in api_key_env")
 			}
 		}
 	}
-	if o := c.Backend.Ollama; o != nil && o.KeepAlive != "" {
+	if o := b.Ollama; o != nil && o.KeepAlive != "" {
 		if _, err := time.ParseDuration(o.KeepAlive); err != nil {
-			add([]any{"backend", "ollama", "keep_alive"}, "%v", err)
+			add(el("ollama", "keep_alive"), "%v", err)
 		}
 	}
 }

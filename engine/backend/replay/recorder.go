@@ -31,7 +31,11 @@ type Recorder struct {
 
 type recRun struct {
 	cell  map[string]string
-	turns []*schema.CassetteTurn
+	turns []*schema.CassetteTurn // the model's, by Key.Turn
+	users []*schema.CassetteTurn // the simulated user's, by Key.Turn
+	// after[i] is how many model turns were recorded before users[i],
+	// where Close puts it among the turns.
+	after []int
 }
 
 var (
@@ -46,11 +50,39 @@ func NewRecorder(inner backend.Backend, dir string) *Recorder {
 }
 
 // Chat asks the inner backend and records a successful reply under
-// req.Key. A reply for turn 0 starts the run's recording afresh, so a run
-// retried after an infrastructure error keeps only its last attempt.
-// Errors are passed through and not recorded.
+// req.Key. A reply for model turn 0 starts the run's recording afresh,
+// so a run retried after an infrastructure error keeps only its last
+// attempt. Errors are passed through and not recorded.
 func (r *Recorder) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
-	resp, err := r.inner.Chat(ctx, req)
+	return r.chat(ctx, r.inner, req)
+}
+
+// Wrap returns a backend that asks inner and records its replies into
+// the same cassettes as r: the simulated user's backend, whose requests
+// (Key.Side backend.SideUser) become turns with role user.
+func (r *Recorder) Wrap(inner backend.Backend) backend.Backend {
+	return &wrapped{r: r, inner: inner}
+}
+
+type wrapped struct {
+	r     *Recorder
+	inner backend.Backend
+}
+
+func (w *wrapped) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
+	return w.r.chat(ctx, w.inner, req)
+}
+
+// Preflight delegates to the wrapped backend when it has a preflight.
+func (w *wrapped) Preflight(ctx context.Context, models []string) (*backend.Info, error) {
+	if p, ok := w.inner.(backend.Preflighter); ok {
+		return p.Preflight(ctx, models)
+	}
+	return &backend.Info{Server: "recording"}, nil
+}
+
+func (r *Recorder) chat(ctx context.Context, inner backend.Backend, req *backend.Request) (*backend.Response, error) {
+	resp, err := inner.Chat(ctx, req)
 	if err != nil {
 		return resp, err
 	}
@@ -74,8 +106,18 @@ func (r *Recorder) Chat(ctx context.Context, req *backend.Request) (*backend.Res
 		run = &recRun{cell: maps.Clone(req.Key.Cell)}
 		runs[key] = run
 	}
+	if req.Key.Side == backend.SideUser {
+		t.Role, t.ToolCalls = schema.CassetteRoleUser, nil
+		for len(run.users) <= req.Key.Turn {
+			run.users = append(run.users, nil)
+			run.after = append(run.after, 0)
+		}
+		run.users[req.Key.Turn] = t
+		run.after[req.Key.Turn] = len(run.turns)
+		return resp, nil
+	}
 	if req.Key.Turn == 0 {
-		run.turns = run.turns[:0]
+		run.turns, run.users, run.after = run.turns[:0], run.users[:0], run.after[:0]
 	}
 	for len(run.turns) <= req.Key.Turn {
 		run.turns = append(run.turns, nil)
@@ -112,7 +154,8 @@ func cellKey(cell map[string]string) string {
 // (characters other than letters, digits, '.', '_' and '-' become '_'),
 // replacing any file of that name. Each run's `when` names every axis of
 // its cell exactly. Runs are sorted by cell; a run whose turns have a gap
-// (a turn never recorded) is cut at the gap.
+// (a turn never recorded) is cut at the gap. The simulated user's turns
+// (role user) are written among the model's where they came.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -129,12 +172,21 @@ func (r *Recorder) Close() error {
 		for _, k := range slices.Sorted(maps.Keys(runs)) {
 			run := runs[k]
 			out := schema.CassetteRun{When: exactSelectors(run.cell)}
-			for _, t := range run.turns {
-				if t == nil {
-					break
-				}
-				out.Turns = append(out.Turns, *t)
+			n := 0 // model turns up to the first gap
+			for n < len(run.turns) && run.turns[n] != nil {
+				n++
 			}
+			u := 0 // the next user turn to place
+			placeUsers := func(before int) {
+				for ; u < len(run.users) && run.users[u] != nil && run.after[u] <= before; u++ {
+					out.Turns = append(out.Turns, *run.users[u])
+				}
+			}
+			for j := range n {
+				placeUsers(j)
+				out.Turns = append(out.Turns, *run.turns[j])
+			}
+			placeUsers(n)
 			if len(out.Turns) > 0 {
 				c.Runs = append(c.Runs, out)
 			}

@@ -20,8 +20,10 @@ type Replay struct {
 type entry struct {
 	cassette *schema.Cassette
 	runs     []run
-	// replies[i][j] is run i's reply for turn j, built once at load.
-	replies [][]*backend.Response
+	// replies[i][j] is run i's reply for model turn j, built once at
+	// load; users[i][j] its simulated user's reply for user turn j (the
+	// turns with role user).
+	replies, users [][]*backend.Response
 }
 
 var (
@@ -47,20 +49,24 @@ func New(dir string) (*Replay, error) {
 }
 
 func build(c *schema.Cassette) *entry {
-	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs))}
+	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs)), users: make([][]*backend.Response, len(c.Runs))}
 	for i := range c.Runs {
 		e.runs = append(e.runs, compile(&c.Runs[i]))
-		e.replies[i] = make([]*backend.Response, len(c.Runs[i].Turns))
-		for j, t := range c.Runs[i].Turns {
+		for _, t := range c.Runs[i].Turns {
 			var calls []backend.ToolCall
 			for _, tc := range t.ToolCalls {
 				calls = append(calls, backend.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
 			}
-			e.replies[i][j] = &backend.Response{
+			resp := &backend.Response{
 				Message: backend.Message{
 					Role: "assistant", Content: t.Content, Thinking: t.Thinking, ToolCalls: calls,
 				},
 				TokensIn: t.TokensIn, TokensOut: t.TokensOut, Latency: t.Latency, DoneReason: t.DoneReason,
+			}
+			if t.Role == schema.CassetteRoleUser {
+				e.users[i] = append(e.users[i], resp)
+			} else {
+				e.replies[i] = append(e.replies[i], resp)
 			}
 		}
 	}
@@ -74,7 +80,8 @@ func (r *Replay) Dir() string { return r.dir }
 func (r *Replay) Cases() int { return len(r.cases) }
 
 // Chat returns the cassette's reply for req.Key: the first run whose
-// `when` matches the cell, at index Key.Turn. The returned Response is a
+// `when` matches the cell, at index Key.Turn among its model turns, or
+// for Key.Side backend.SideUser among its turns with role user. The returned Response is a
 // fresh copy, but its ToolCalls slice and argument bytes are shared with
 // the cassette and must not be modified. Anything without a reply is a
 // non-retryable *backend.Error of kind KindCassetteMiss naming the key.
@@ -96,10 +103,14 @@ func (r *Replay) Chat(ctx context.Context, req *backend.Request) (*backend.Respo
 		if !run.matches(k.Cell) {
 			continue
 		}
-		if k.Turn < 0 || k.Turn >= len(run.Turns) {
-			return nil, r.miss(k, fmt.Sprintf("the matching run (%s:%d, when %s) has %d turns", e.cassette.File, run.Line, formatWhen(run.When), len(run.Turns)))
+		replies, what := e.replies[i], "turns"
+		if k.Side == backend.SideUser {
+			replies, what = e.users[i], "turns with role user (the simulated user's)"
 		}
-		resp := *e.replies[i][k.Turn]
+		if k.Turn < 0 || k.Turn >= len(replies) {
+			return nil, r.miss(k, fmt.Sprintf("the matching run (%s:%d, when %s) has %d %s", e.cassette.File, run.Line, formatWhen(run.When), len(replies), what))
+		}
+		resp := *replies[k.Turn]
 		return &resp, nil
 	}
 	var whens []string
@@ -110,9 +121,13 @@ func (r *Replay) Chat(ctx context.Context, req *backend.Request) (*backend.Respo
 }
 
 func (r *Replay) miss(k *backend.Key, why string) error {
+	turn := fmt.Sprintf("turn %d", k.Turn)
+	if k.Side == backend.SideUser {
+		turn = fmt.Sprintf("simulated user turn %d", k.Turn)
+	}
 	return &backend.Error{
 		Kind: backend.KindCassetteMiss,
-		Msg:  fmt.Sprintf("replay: no reply for case %q cell %s turn %d in cassettes %s: %s", k.Case, formatCell(k.Cell), k.Turn, r.dir, why),
+		Msg:  fmt.Sprintf("replay: no reply for case %q cell %s %s in cassettes %s: %s", k.Case, formatCell(k.Cell), turn, r.dir, why),
 	}
 }
 
