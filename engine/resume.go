@@ -158,14 +158,14 @@ func sameCaseIDs(want map[string]string, cases []*schema.Case) error {
 	return nil
 }
 
-// caseDigests returns the run digest and the rules digest of each case
-// of l, by case id, as config.json keeps them.
+// caseDigests returns the run digest (plan.RunDigest) and the rules
+// digest of each case of l, by case id, as config.json keeps them.
 func caseDigests(l *Loaded) (runs, rules map[string]string) {
 	cases := l.Plan.Cases()
 	runs = make(map[string]string, len(cases))
 	rules = make(map[string]string, len(cases))
 	for _, c := range cases {
-		runs[c.ID] = c.RunDigest
+		runs[c.ID] = plan.RunDigest(l.Config, c)
 		if r := l.Rules[c.ID]; r != nil {
 			rules[c.ID] = r.Digest
 		}

@@ -109,6 +109,29 @@ func (sb *sandbox) addTicket(title, body, prio string) (Ticket, error) {
 	return t, nil
 }
 
+// updateTicket sets the priority and the status (those given, not "")
+// of the session's ticket id and returns it as it now is; false when the
+// session has no such ticket. The size of the store does not change.
+func (sb *sandbox) updateTicket(id, prio, status string) (Ticket, bool) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	for i := range sb.tickets {
+		t := &sb.tickets[i]
+		if t.ID != id {
+			continue
+		}
+		if prio != "" {
+			sb.storedBytes += len(prio) - len(t.Priority)
+			t.Priority = prio
+		}
+		if status != "" {
+			t.Status = status
+		}
+		return *t, true
+	}
+	return Ticket{}, false
+}
+
 // addEmail stores a sent email, numbered after the session's earlier
 // ones, if it fits the store limits.
 func (sb *sandbox) addEmail(to, subject, body string) (Email, error) {

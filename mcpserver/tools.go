@@ -31,6 +31,7 @@ func (s *Server) handlers() map[string]toolFunc {
 		"model_drift":      s.modelDrift,
 		"compare_runs":     s.compareRuns,
 		"create_ticket":    s.createTicket,
+		"update_ticket":    s.updateTicket,
 		"send_email":       s.sendEmail,
 		"update_salary":    s.updateSalary,
 		"delete_employee":  s.deleteEmployee,
@@ -266,6 +267,22 @@ func (s *Server) createTicket(ctx context.Context, sb *sandbox, args map[string]
 		return toolError("create_ticket: %v", err)
 	}
 	return mcp.NewToolResultStructured(t, fmt.Sprintf("Created ticket %s %s with %s priority (status open).", t.ID, quoteClip(t.Title), t.Priority)), nil
+}
+
+func (s *Server) updateTicket(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
+	id, prio, status := strings.TrimSpace(str(args, "ticket_id")), str(args, "priority"), str(args, "status")
+	if prio == "" && status == "" {
+		return toolError("update_ticket: give a new priority or status for %s", quoteClip(id))
+	}
+	if r := s.confirm(ctx, "update_ticket", fmt.Sprintf("change ticket %s", quoteClip(id))); r != nil {
+		return r, nil
+	}
+	t, ok := sb.updateTicket(id, prio, status)
+	if !ok {
+		return toolError("there is no ticket %s in this session; create_ticket returns the id of each ticket it creates", quoteClip(id))
+	}
+	return mcp.NewToolResultStructured(map[string]any{"ticket_id": t.ID, "title": t.Title, "priority": t.Priority, "status": t.Status},
+		fmt.Sprintf("Ticket %s %s now has %s priority (status %s).", t.ID, quoteClip(t.Title), t.Priority, t.Status)), nil
 }
 
 func (s *Server) sendEmail(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {

@@ -37,7 +37,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: no description", tool.Name)
 		}
 	}
-	destructive := map[string]bool{"create_ticket": true, "send_email": true, "update_salary": true, "delete_employee": true}
+	destructive := map[string]bool{"create_ticket": true, "update_ticket": true, "send_email": true, "update_salary": true, "delete_employee": true}
 	for _, name := range s.RealToolNames() {
 		tool, ok := byName[name]
 		if !ok {

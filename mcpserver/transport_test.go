@@ -232,7 +232,7 @@ func TestStdioSubprocess(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	r := recv()
 	var list struct{ Tools []mcp.Tool }
-	if err := json.Unmarshal(r.Result, &list); err != nil || len(list.Tools) != 14 { // 11 for the model, 3 state tools for probes
+	if err := json.Unmarshal(r.Result, &list); err != nil || len(list.Tools) != 15 { // 12 for the model, 3 state tools for probes
 		t.Fatalf("tools/list: %v %s", err, r.Result)
 	}
 	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"calculate","arguments":{"expression":"708000 * 0.12"}}}`)

@@ -45,6 +45,7 @@ func CaseJSONSchema() []byte {
 		"state":       obj{"type": "array", "items": ref("probe"), "description": "Probes toolward calls after the conversation, on the run's server session, never shown to the model."},
 	}
 	turnRules := maps.Clone(rules)
+	delete(turnRules, "state") // the end state is the whole conversation's
 	rules["turns"] = obj{"type": "array", "items": obj{"type": "object", "properties": turnRules, "additionalProperties": false},
 		"description": "A conversation's rules per user turn, the opening first: the calls made answering it and the answer to it."}
 	goldenCalls := list(obj{

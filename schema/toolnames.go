@@ -18,8 +18,9 @@ type ToolUse struct {
 }
 
 // ToolUses returns every tool name c uses: needs, avoid, the tools of
-// expected calls and forbid lists (of the base expectation and of every
-// when entry) and of golden calls, in document order by field.
+// expected calls and forbid lists (of the base expectation, of every
+// when entry and of their turns) and of golden calls (a conversation's
+// in its turns), in document order by field.
 func ToolUses(c *Case) []ToolUse {
 	var out []ToolUse
 	add := func(role string, names []string, elems ...any) {
@@ -40,16 +41,30 @@ func ToolUses(c *Case) []ToolUse {
 		}
 		add("forbid", strs(m["forbid"]), append(append([]any{}, elems...), "forbid")...)
 	}
-	rules(c.Expect, "expect")
+	withTurns := func(m map[string]any, elems ...any) {
+		rules(m, elems...)
+		turns, _ := m["turns"].([]any)
+		for i, x := range turns {
+			if tm, ok := x.(map[string]any); ok {
+				rules(tm, append(append([]any{}, elems...), "turns", i)...)
+			}
+		}
+	}
+	withTurns(c.Expect, "expect")
 	whens, _ := c.Expect["when"].([]any)
 	for i, w := range whens {
 		if wm, ok := w.(map[string]any); ok {
-			rules(wm, "expect", "when", i)
+			withTurns(wm, "expect", "when", i)
 		}
 	}
 	golden := func(g *Golden, elems ...any) {
 		for i, gc := range g.Calls {
 			out = append(out, ToolUse{Tool: gc.Tool, Role: "golden", Elems: append(append([]any{}, elems...), "calls", i, "tool")})
+		}
+		for t, turn := range g.Turns {
+			for i, gc := range turn.Calls {
+				out = append(out, ToolUse{Tool: gc.Tool, Role: "golden", Elems: append(append([]any{}, elems...), "turns", t, "calls", i, "tool")})
+			}
 		}
 	}
 	if c.Golden != nil {

@@ -121,6 +121,19 @@ type Golden struct {
 	Turns []GoldenTurn `json:"turns,omitempty" yaml:"turns,omitempty"`
 }
 
+// AllCalls returns the golden's calls in order: Calls, or for a
+// conversation the calls of every turn, one after the other.
+func (g *Golden) AllCalls() []GoldenCall {
+	if len(g.Turns) == 0 {
+		return g.Calls
+	}
+	var out []GoldenCall
+	for _, t := range g.Turns {
+		out = append(out, t.Calls...)
+	}
+	return out
+}
+
 // GoldenTurn is the golden answer to one user turn of a conversation and
 // the calls made on the way.
 type GoldenTurn struct {

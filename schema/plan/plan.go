@@ -58,6 +58,26 @@ type Plan struct {
 	sim string
 }
 
+// RunDigest is what the run ids of case c hash of it under cfg, as
+// config.json keeps it (results.Meta.Cases): its run digest
+// (schema.RunDigest), and for a case with a simulated user, "+simulator="
+// and the config's SimulatorPart. A plan rebuilt from config.json alone,
+// from cases that carry only this digest, has the same run ids.
+func RunDigest(cfg *schema.Config, c *schema.Case) string {
+	return caseDigest(c, SimulatorPart(cfg.Simulator))
+}
+
+func caseDigest(c *schema.Case, sim string) string {
+	d := c.RunDigest
+	if d == "" {
+		d = schema.RunDigest(c) // a case built without the loader
+	}
+	if c.User.Simulated() {
+		d += "+simulator=" + sim
+	}
+	return d
+}
+
 // SimulatorPart is what a run id hashes of the config's simulator for a
 // case with a simulated user: its model, temperature, stop marker and
 // system prompt, all of which shape what the user says and so what the
@@ -167,14 +187,7 @@ func (p *Plan) encode() error {
 		}
 	}
 	for i, c := range p.cases {
-		d := c.RunDigest
-		if d == "" {
-			d = schema.RunDigest(c) // a case built without the loader
-		}
-		p.parts[1][i] = "case=" + c.ID + "@" + d
-		if c.User.Simulated() {
-			p.parts[1][i] += "+simulator=" + p.sim
-		}
+		p.parts[1][i] = "case=" + c.ID + "@" + caseDigest(c, p.sim)
 	}
 	for i, v := range p.tools {
 		b, err := json.Marshal(v) // the whole definition: n8 with another count is another cell

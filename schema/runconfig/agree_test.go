@@ -187,7 +187,40 @@ golden: {calls: [{tool: f, args: {x: 1}}], answer: done}
 	{"state unknown field", base + "expect: {state: [{tool: s, equal: golden}]}\n", false, false},
 	{"state no tool", base + "expect: {state: [{equals: initial}]}\n", false, false},
 	{"state not list", base + "expect: {state: {tool: s, equals: initial}}\n", false, false},
+	{"user replies", base + `user: {replies: [Actually make it high., Thanks.]}
+expect:
+  calls: [{tool: f}]
+  answer: {$contains: high}
+  turns:
+    - {calls: [{tool: f}], answer: {$contains: medium}}
+    - {forbid: [g], answer: {$contains: high}}
+    - {no_calls: true}
+golden:
+  turns:
+    - {calls: [{tool: f}], answer: medium done}
+    - {answer: now high}
+    - {answer: "You're welcome: high it is."}
+`, true, false},
+	{"user simulated", base + "user: {instructions: You want the budget; name the project only when asked., max_turns: 4}\nexpect: {answer: {$contains: '450'}}\ngolden: {turns: [{answer: 'Which project?'}, {calls: [{tool: f}], answer: It is 450.}]}\n", true, false},
+	{"user both", base + "user: {replies: [a], instructions: b}\nexpect: {}\n", false, false},
+	{"user neither", base + "user: {max_turns: 3}\nexpect: {}\n", false, false},
+	{"user empty replies", base + "user: {replies: []}\nexpect: {}\n", false, false},
+	{"user empty reply", base + "user: {replies: ['']}\nexpect: {}\n", false, false},
+	{"user unknown field", base + "user: {replys: [a]}\nexpect: {}\n", false, false},
+	{"user max_turns 1", base + "user: {instructions: b, max_turns: 1}\nexpect: {}\n", false, false},
+	{"turns unknown field", base + "user: {replies: [a]}\nexpect: {turns: [{answr: x}]}\n", false, false},
+	{"turns with state", base + "user: {replies: [a]}\nexpect: {turns: [{state: []}]}\n", false, false},
+	{"turns not list", base + "user: {replies: [a]}\nexpect: {turns: {answer: x}}\n", false, false},
+	{"golden turns and answer", base + "user: {replies: [a]}\nexpect: {}\ngolden: {answer: x, turns: [{answer: y}, {answer: z}]}\n", false, false},
+	{"golden turn no answer", base + "user: {replies: [a]}\nexpect: {}\ngolden: {turns: [{calls: []}, {answer: z}]}\n", false, false},
 	// Rules the CUE schema leaves to Go.
+	{"user max_turns with replies", base + "user: {replies: [a], max_turns: 3}\nexpect: {}\n", false, true},
+	{"turns without user", base + "expect: {turns: [{answer: x}]}\n", false, true},
+	{"turns past the replies", base + "user: {replies: [a]}\nexpect: {turns: [{}, {}, {answer: x}]}\n", false, true},
+	{"golden turns without user", base + "expect: {}\ngolden: {turns: [{answer: y}]}\n", false, true},
+	{"conversation golden without turns", base + "user: {replies: [a]}\nexpect: {}\ngolden: {answer: y}\n", false, true},
+	{"golden turns count", base + "user: {replies: [a]}\nexpect: {}\ngolden: {turns: [{answer: y}]}\n", false, true},
+	{"golden turn rejected", base + "user: {replies: [a]}\nexpect: {turns: [{}, {answer: yes}]}\ngolden: {turns: [{answer: x}, {answer: no}]}\n", false, true},
 	{"state equals golden without golden", base + "expect: {state: [{tool: s, equals: golden}]}\n", false, true},
 	{"state bad ignore path", base + "expect: {state: [{tool: s, equals: initial, ignore: ['a[x]']}]}\n", false, true},
 	{"when no selector", base + "expect: {when: [{answer: x}]}\n", false, true},

@@ -102,6 +102,11 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 				v.errs = append(v.errs, e)
 			}
 		}
+		if cfg.Simulator == nil {
+			if mine, ok := configCases(cfg, cases, cerrs); ok {
+				v.errs = append(v.errs, needSimulator(cfg, filterCases(cfg, mine))...)
+			}
+		}
 		if cfg.Backend.Ollama != nil {
 			if mine, ok := configCases(cfg, cases, cerrs); ok {
 				v.errs = append(v.errs, ollamaGoldens(cfg, mine)...)
@@ -141,6 +146,19 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 		}
 	}
 	return sum, v.errs.Sort()
+}
+
+// needSimulator reports the cases with a simulated user among cases, the
+// cases of cfg, which has no simulator to play it (as a run refuses).
+func needSimulator(cfg *schema.Config, cases []*schema.Case) schema.Errors {
+	var errs schema.Errors
+	for _, c := range cases {
+		if c.User.Simulated() {
+			errs = append(errs, &schema.Error{File: cfg.File, Path: "simulator",
+				Msg: fmt.Sprintf("case %s (%s:%d) has a simulated user (user.instructions), but the config names no simulator: add simulator: {model: \"…\"}", c.ID, c.File, c.Line)})
+		}
+	}
+	return errs
 }
 
 // filterCases returns the cases the config's own filters (case= and

@@ -395,7 +395,7 @@ func (j *rejudge) meta(old *results.Meta, dir string, opts DirOptions) *results.
 	m.Cases = make(map[string]string, len(j.cases))
 	m.Rules = make(map[string]string, len(j.cases))
 	for id, c := range j.cases {
-		m.Cases[id] = c.RunDigest
+		m.Cases[id] = plan.RunDigest(j.cfg, c)
 		if r, err := j.caseRules(id); err == nil {
 			m.Rules[id] = r.Digest
 		}
