@@ -3,6 +3,7 @@ package score
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolward/toolward/matchers"
@@ -124,5 +125,21 @@ func TestRescorable(t *testing.T) {
 		if ok != want || (!ok && at != path) {
 			t.Errorf("%s: rescorable %v (%q), want %v", path, ok, at, want)
 		}
+	}
+}
+
+// TestJudgeMaxTurns: a simulated user still going after user.max_turns
+// fails the run with max_turns first, whatever its calls.
+func TestJudgeMaxTurns(t *testing.T) {
+	r := rules(t, map[string]any{"answer": map[string]any{"$contains": "5"}})
+	tr := record.Trace{Answer: "5", Turns: []record.Turn{{Content: "5"}}, OutOfUserTurns: true,
+		Users: []record.UserTurn{{Content: "q", From: record.UserFromCase}, {Before: 1, Content: "more?", From: record.UserFromSimulator, Unsent: true}}}
+	v := r.Judge(record.Cell{}, tr, nil)
+	if v.Outcome != record.Fail || !slices.Equal(codes(v.Reasons), []string{matchers.ReasonMaxTurns}) || !strings.Contains(v.Reasons[0].Detail, "after 1 user messages") {
+		t.Errorf("outcome %s, reasons %v", v.Outcome, v.Reasons)
+	}
+	tr.OutOfUserTurns = false
+	if v := r.Judge(record.Cell{}, tr, nil); v.Outcome != record.Pass {
+		t.Errorf("without max_turns: %s %v", v.Outcome, v.Reasons)
 	}
 }

@@ -91,6 +91,9 @@ type exampleView struct {
 	Turns []turnView
 	// Orphans are calls whose turn index is out of range.
 	Orphans []record.Call
+	// LastUsers are the user messages of a conversation after its last
+	// model turn (a stop message, one past max_turns).
+	LastUsers []record.UserTurn
 }
 
 type turnView struct {
@@ -98,6 +101,9 @@ type turnView struct {
 	// Final is set on the last turn when its content is the final
 	// answer, shown once below the turns.
 	Final bool
+	// Users are the user messages of a conversation just before this
+	// model turn, shown above it.
+	Users []record.UserTurn
 	record.Turn
 	Calls []record.Call
 }
@@ -182,6 +188,13 @@ func newExampleView(label string, e *Example) exampleView {
 			ev.Turns[c.Turn].Calls = append(ev.Turns[c.Turn].Calls, c)
 		} else {
 			ev.Orphans = append(ev.Orphans, c)
+		}
+	}
+	for _, u := range e.Trace.Users {
+		if u.Before >= 0 && u.Before < len(ev.Turns) {
+			ev.Turns[u.Before].Users = append(ev.Turns[u.Before].Users, u)
+		} else {
+			ev.LastUsers = append(ev.LastUsers, u)
 		}
 	}
 	return ev

@@ -246,13 +246,26 @@ func exampleText(e *Example) string {
 	if e.Error != nil {
 		fmt.Fprintf(&b, "  %s: %s\n", e.Error.Kind, e.Error.Message)
 	}
+	users := e.Trace.Users
+	user := func(before int) { // the user messages of a conversation before model turn before
+		for ; len(users) > 0 && users[0].Before <= before; users = users[1:] {
+			u := users[0]
+			note := ""
+			if u.Unsent {
+				note = " (not sent)"
+			}
+			fmt.Fprintf(&b, "  user (%s)%s: %s\n", u.From, note, truncate(u.Content, 400))
+		}
+	}
 	for _, c := range e.Trace.Calls {
+		user(c.Turn)
 		fmt.Fprintf(&b, "  call %s %s", c.Tool, argsLine(c))
 		if c.Confirm != "" {
 			fmt.Fprintf(&b, " [%s]", c.Confirm)
 		}
 		b.WriteString("\n")
 	}
+	user(len(e.Trace.Turns))
 	if e.Trace.Answer != "" {
 		fmt.Fprintf(&b, "  answer: %s\n", truncate(e.Trace.Answer, 400))
 	}
