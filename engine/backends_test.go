@@ -225,7 +225,7 @@ type verdict struct {
 }
 
 func verdictOf(r record.Record) verdict {
-	v := verdict{outcome: r.Outcome, answer: r.Trace.Answer}
+	v := verdict{outcome: string(r.Outcome), answer: r.Trace.Answer}
 	if r.Error != nil {
 		v.errKind = r.Error.Kind
 	}

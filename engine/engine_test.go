@@ -222,7 +222,7 @@ func TestRunEndToEnd(t *testing.T) {
 	for _, r := range recs {
 		ids = append(ids, r.ID)
 		want := map[string]string{"add": "pass", "wipe": "pass", "wrong": "fail", "flaky": "pass", "down": "error"}[r.Case]
-		if r.Outcome != want {
+		if string(r.Outcome) != want {
 			t.Errorf("%s %+v: outcome %s, want %s (%v %v)", r.Case, r.Cell, r.Outcome, want, r.Reasons, r.Error)
 		}
 		switch r.Case {
@@ -431,14 +431,14 @@ func TestRecordThenReplay(t *testing.T) {
 	}
 	want := map[string]string{}
 	for _, r := range readRuns(t, res.Dir) {
-		want[r.ID] = r.Outcome + " " + r.Trace.Answer
+		want[r.ID] = string(r.Outcome) + " " + r.Trace.Answer
 	}
 	got := readRuns(t, res2.Dir)
 	if len(got) != len(want) || len(got) != 64 {
 		t.Fatalf("%d replayed runs, %d recorded", len(got), len(want))
 	}
 	for _, r := range got {
-		if g := r.Outcome + " " + r.Trace.Answer; g != want[r.ID] {
+		if g := string(r.Outcome) + " " + r.Trace.Answer; g != want[r.ID] {
 			t.Errorf("%s %s: replayed %q, recorded %q", r.Case, r.ID, g, want[r.ID])
 		}
 	}

@@ -98,7 +98,7 @@ limits: {retries: 2, concurrency: 2}
 	for _, r := range recs {
 		ids = append(ids, r.ID)
 		want := map[string]string{"sum": "pass", "wrong": "fail", "down": "error"}[r.Case]
-		if r.Outcome != want {
+		if string(r.Outcome) != want {
 			t.Errorf("%s seed %d: %s, want %s (%v %v)", r.Case, r.Cell.Seed, r.Outcome, want, r.Reasons, r.Error)
 		}
 		if r.Case == "down" && (r.Attempts != 3 || r.Error.Kind != backend.KindUnavailable) {

@@ -21,7 +21,7 @@ type rawRecord struct {
 	Case      string              `json:"case"`
 	Tags      []string            `json:"tags,omitempty"`
 	Cell      record.Cell         `json:"cell"`
-	Outcome   string              `json:"outcome"`
+	Outcome   record.Outcome      `json:"outcome"`
 	Reasons   []matchers.Reason   `json:"reasons,omitempty"`
 	Error     *record.InfraError  `json:"error,omitempty"`
 	Rules     string              `json:"rules,omitempty"`

@@ -69,7 +69,7 @@ func verdicts(t *testing.T, dir string) map[string]string {
 		for _, rs := range rec.Reasons {
 			reasons = append(reasons, rs.Code)
 		}
-		out[rec.ID] = rec.Outcome + " " + strings.Join(reasons, ",")
+		out[rec.ID] = string(rec.Outcome) + " " + strings.Join(reasons, ",")
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)

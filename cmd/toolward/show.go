@@ -180,7 +180,7 @@ func showSelector(pos []string, caseID string, filters []string) (func(*record.R
 		sels = append(sels, s)
 	}
 	return func(r *record.Record) bool {
-		if len(outcomes) > 0 && !slices.Contains(outcomes, r.Outcome) {
+		if len(outcomes) > 0 && !slices.Contains(outcomes, string(r.Outcome)) {
 			return false
 		}
 		for i := range sels {

@@ -63,7 +63,7 @@ func New(w io.Writer, total int64, opts Options) *Meter {
 
 // Done counts one finished run with its outcome (record.Pass, record.Fail
 // or record.Error).
-func (m *Meter) Done(outcome string) {
+func (m *Meter) Done(outcome record.Outcome) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.done++

@@ -119,7 +119,7 @@ func rulesDigest(expect map[string]any) (string, error) {
 
 // Verdict is the judgement of one trace.
 type Verdict struct {
-	Outcome string // record.Pass or record.Fail
+	Outcome record.Outcome // record.Pass or record.Fail
 	Reasons []matchers.Reason
 	// TextCalls are the tool calls the model wrote as text, whatever the
 	// outcome (stored as record.Trace.TextCalls).

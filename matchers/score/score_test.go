@@ -42,7 +42,7 @@ func TestJudge(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		trace   record.Trace
-		outcome string
+		outcome record.Outcome
 		codes   []string
 	}{
 		{"pass", good, record.Pass, nil},

@@ -96,7 +96,7 @@ func TestReadVersion1(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, rec.Case+":"+rec.Outcome+":"+map[bool]string{true: "out", false: "in"}[rec.Trace.OutOfTurns]+":"+rec.Rules+":"+rec.Trace.Answer)
+		got = append(got, rec.Case+":"+string(rec.Outcome)+":"+map[bool]string{true: "out", false: "in"}[rec.Trace.OutOfTurns]+":"+rec.Rules+":"+rec.Trace.Answer)
 	}
 	want := "looped:fail:out::|wrong:fail:in::It is 6.|good:pass:in::It is 5."
 	if s := strings.Join(got, "|"); s != want {

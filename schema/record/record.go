@@ -29,15 +29,22 @@ import (
 // and no Rules.
 const Version = 2
 
+// Outcome is how a run ended: the one vocabulary of records, scores,
+// reports and diffs.
+type Outcome string
+
 // Outcome values.
 const (
-	Pass  = "pass"  // the scorer accepted the trace
-	Fail  = "fail"  // the scorer rejected it; Reasons say why
-	Error = "error" // infrastructure failure; never a model failure
+	Pass  Outcome = "pass"  // the scorer accepted the trace
+	Fail  Outcome = "fail"  // the scorer rejected it; Reasons say why
+	Error Outcome = "error" // infrastructure failure; never a model failure
 )
 
 // KnownOutcome reports whether s is Pass, Fail or Error.
-func KnownOutcome(s string) bool { return s == Pass || s == Fail || s == Error }
+func KnownOutcome[S ~string](s S) bool {
+	o := Outcome(s)
+	return o == Pass || o == Fail || o == Error
+}
 
 // Record is one finished run.
 type Record struct {
@@ -47,7 +54,7 @@ type Record struct {
 	Tags    []string `json:"tags,omitempty"`
 	Cell    Cell     `json:"cell"`
 
-	Outcome string            `json:"outcome"`           // Pass | Fail | Error
+	Outcome Outcome           `json:"outcome"`           // Pass | Fail | Error
 	Reasons []matchers.Reason `json:"reasons,omitempty"` // for Fail
 	Error   *InfraError       `json:"error,omitempty"`   // for Error
 	// Rules is the digest of the scoring rules that judged the trace (the

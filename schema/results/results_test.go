@@ -40,7 +40,7 @@ func ids(t *testing.T, dir string) []string {
 			if l, ok := letterIDs[id]; ok && len(id) > 1 {
 				id = l
 			}
-			out = append(out, id+":"+r.Outcome)
+			out = append(out, id+":"+string(r.Outcome))
 		}
 		return nil
 	}); err != nil {

@@ -64,9 +64,9 @@ func ruleDir(t *testing.T) (dir string, p *plan.Plan) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := func(seed int, outcome string, attempts int) *record.Record {
+	rec := func(seed int, outcome record.Outcome, attempts int) *record.Record {
 		r := p.Run(int64(seed - 1))
-		answer := map[string]string{record.Pass: "It is 5.", record.Fail: "No idea."}[outcome]
+		answer := map[record.Outcome]string{record.Pass: "It is 5.", record.Fail: "No idea."}[outcome]
 		out := &record.Record{ID: r.ID, Case: r.Case.ID, Cell: r.Cell, Attempts: attempts, Outcome: outcome,
 			Trace: record.Trace{Offered: []string{"add"}, Turns: []record.Turn{{Content: answer}}, Answer: answer}}
 		if outcome == record.Error {
@@ -123,7 +123,7 @@ func kept(t *testing.T, who, dir string) []string {
 		if rec.Attempts != chosen {
 			t.Errorf("%s kept a duplicate: seed %d %s", who, rec.Cell.Seed, rec.Outcome)
 		}
-		out = append(out, string(rune('0'+rec.Cell.Seed))+":"+rec.Outcome)
+		out = append(out, string(rune('0'+rec.Cell.Seed))+":"+string(rec.Outcome))
 		return nil
 	})
 	if err != nil {
@@ -143,7 +143,7 @@ func TestOneRuleForEveryReader(t *testing.T) {
 		if rec.Attempts != chosen {
 			t.Errorf("Runs chose a duplicate: seed %d %s", rec.Cell.Seed, rec.Outcome)
 		}
-		viaRuns = append(viaRuns, string(rune('0'+rec.Cell.Seed))+":"+rec.Outcome)
+		viaRuns = append(viaRuns, string(rune('0'+rec.Cell.Seed))+":"+string(rec.Outcome))
 		return nil
 	}, dir)
 	if err != nil {

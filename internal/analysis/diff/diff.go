@@ -205,7 +205,7 @@ type key struct {
 
 type entry struct {
 	id      string
-	outcome string
+	outcome record.Outcome
 	reasons []string
 }
 

@@ -5,7 +5,7 @@ import "strings"
 // verdictString names a verdict in test messages.
 func verdictString(v Verdict) string {
 	if len(v.Reasons) == 0 {
-		return v.Outcome
+		return string(v.Outcome)
 	}
-	return v.Outcome + " [" + strings.Join(v.Reasons, ", ") + "]"
+	return string(v.Outcome) + " [" + strings.Join(v.Reasons, ", ") + "]"
 }

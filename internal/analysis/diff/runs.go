@@ -78,7 +78,7 @@ const (
 	outError
 )
 
-var outcomes = [...]string{outPass: record.Pass, outFail: record.Fail, outError: record.Error}
+var outcomes = [...]record.Outcome{outPass: record.Pass, outFail: record.Fail, outError: record.Error}
 
 func (r *run) verdict() bool { return r.outcome != outError }
 

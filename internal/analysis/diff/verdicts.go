@@ -38,7 +38,7 @@ type VerdictChange struct {
 
 // Verdict is one side's judgement of a run.
 type Verdict struct {
-	Outcome string
+	Outcome record.Outcome
 	Reasons []string // reason codes
 	Rules   string   // digest of the rules that judged it; "" for format 1
 }

@@ -31,7 +31,7 @@ func writeRuns(t *testing.T, recs ...*record.Record) string {
 // unchanged verdicts and error pairs are not.
 func TestVerdictChanges(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	rec := func(c string, seed int, id string, started time.Time, rules, outcome string, reasons ...string) *record.Record {
+	rec := func(c string, seed int, id string, started time.Time, rules string, outcome record.Outcome, reasons ...string) *record.Record {
 		r := &record.Record{ID: id, Case: c, Cell: record.Cell{Model: "m", Seed: seed}, Started: started, Rules: rules, Outcome: outcome}
 		for _, code := range reasons {
 			r.Reasons = append(r.Reasons, matchers.Reason{Code: code, Detail: code})
@@ -82,7 +82,7 @@ func TestVerdictChanges(t *testing.T) {
 // a case as changed; a warning says so.
 func TestLegacyIDsNotCompared(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	mk := func(id string, started time.Time, outcome string) *record.Record {
+	mk := func(id string, started time.Time, outcome record.Outcome) *record.Record {
 		return &record.Record{ID: id, Case: "c", Cell: record.Cell{Model: "m", Seed: 1}, Started: started, Outcome: outcome}
 	}
 	base := writeRuns(t, mk("old-id", t0, record.Pass))

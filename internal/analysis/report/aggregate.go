@@ -174,7 +174,7 @@ func (a *aggregator) addSpan(rec *record.Record) {
 
 // addModel counts rec for its model: outcome, tokens, latencies, and its
 // seed (per temperature too).
-func (a *aggregator) addModel(rec *record.Record, outcome string) {
+func (a *aggregator) addModel(rec *record.Record, outcome record.Outcome) {
 	c := rec.Cell
 	m := a.models[c.Model]
 	if m == nil {
@@ -200,7 +200,7 @@ func (a *aggregator) addModel(rec *record.Record, outcome string) {
 }
 
 // addCell counts rec in its cell (seeds pooled).
-func (a *aggregator) addCell(rec *record.Record, outcome string) {
+func (a *aggregator) addCell(rec *record.Record, outcome record.Outcome) {
 	c := rec.Cell
 	key := KeyOf(c)
 	ca := a.cells[key]
@@ -227,7 +227,7 @@ func (a *aggregator) addCell(rec *record.Record, outcome string) {
 }
 
 // addAxes counts rec for the tool-count curve and each axis breakdown.
-func (a *aggregator) addAxes(rec *record.Record, outcome string) {
+func (a *aggregator) addAxes(rec *record.Record, outcome record.Outcome) {
 	c := rec.Cell
 	st := a.subsetTools[c.Tools]
 	if st == nil {
@@ -250,7 +250,7 @@ func (a *aggregator) addAxes(rec *record.Record, outcome string) {
 
 // addReasons counts a failing rec's reason codes and an errored one's
 // error kind, and returns the codes.
-func (a *aggregator) addReasons(rec *record.Record, outcome string) []string {
+func (a *aggregator) addReasons(rec *record.Record, outcome record.Outcome) []string {
 	c := rec.Cell
 	var codes []string
 	if outcome == record.Fail {
@@ -277,7 +277,7 @@ func (a *aggregator) addReasons(rec *record.Record, outcome string) []string {
 
 // addCase counts rec in its case's drill-down and keeps it as the
 // cell's example when it is the first failure there.
-func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, error), outcome string, codes []string) {
+func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, error), outcome record.Outcome, codes []string) {
 	key := KeyOf(rec.Cell)
 	cs := a.cases[rec.Case]
 	if cs == nil {
@@ -302,7 +302,7 @@ func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, e
 // a failure replaces an errored example.
 // It is the one step of add that reads a trace's texts: rec is made
 // whole (whole) only here.
-func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, whole func() (*record.Record, error), outcome string) {
+func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, whole func() (*record.Record, error), outcome record.Outcome) {
 	c := rec.Cell
 	if outcome == record.Pass {
 		return

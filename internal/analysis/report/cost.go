@@ -64,7 +64,7 @@ type costAgg struct {
 	cases  map[string]*CaseCost
 }
 
-func (c *costAgg) add(rec *record.Record, outcome string) {
+func (c *costAgg) add(rec *record.Record, outcome record.Outcome) {
 	if c.prices == nil {
 		return
 	}

@@ -52,7 +52,7 @@ func (c *RunCSV) Write(rec *record.Record) error {
 		tool += float64(c.Latency)
 	}
 	ms := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-	row = append(row, strconv.Itoa(rec.Cell.ToolCount), rec.Outcome, strings.Join(matchers.ReasonCodes(rec.Reasons), ";"), kind,
+	row = append(row, strconv.Itoa(rec.Cell.ToolCount), string(rec.Outcome), strings.Join(matchers.ReasonCodes(rec.Reasons), ";"), kind,
 		strconv.Itoa(rec.Attempts), strconv.Itoa(len(rec.Trace.Turns)), strconv.Itoa(len(rec.Trace.Calls)),
 		strconv.Itoa(rec.Tokens.In), strconv.Itoa(rec.Tokens.Out), ms(model), ms(tool), ms(float64(rec.Duration)))
 	for i, v := range row {

@@ -46,7 +46,7 @@ func (r run) record(i int) *record.Record {
 		Case: r.kase,
 		Cell: record.Cell{Model: r.model, Seed: r.seed, Temperature: r.temp, Tools: r.tools, ToolCount: r.toolCount,
 			Confirm: cell.ConfirmMode(r.confirm), Descriptions: r.desc},
-		Outcome:  r.outcome,
+		Outcome:  record.Outcome(r.outcome),
 		Attempts: 1,
 		Started:  t0.Add(time.Duration(i) * time.Second),
 		Duration: record.Millis(500 + 100*r.seed),
@@ -59,7 +59,7 @@ func (r run) record(i int) *record.Record {
 		code, detail, _ := strings.Cut(s, ": ")
 		rec.Reasons = append(rec.Reasons, matchers.Reason{Code: code, Detail: detail})
 	}
-	if r.outcome == record.Error {
+	if record.Outcome(r.outcome) == record.Error {
 		rec.Error = &record.InfraError{Kind: r.errKind, Message: "connection refused"}
 		return rec
 	}
@@ -115,7 +115,7 @@ func basicRuns() []run {
 		for i, o := range outcomes {
 			r := run{model: model, tools: tools, confirm: "auto", desc: "default", toolCount: n, seed: i + 1, kase: kase, outcome: o,
 				calls: []record.Call{q}, answer: "The average salary is $118,000."}
-			switch o {
+			switch record.Outcome(o) {
 			case record.Fail:
 				r.reasons = []string{"wrong_args: calls[0].args.sql: want string containing \"Engineering\", got \"SELECT AVG(salary) FROM employees\""}
 			case record.Error:

@@ -225,7 +225,7 @@ func exampleLine(e *Example) string {
 	if e.Error != nil {
 		return "error " + e.Error.Kind + ": " + e.Error.Message
 	}
-	return e.Outcome
+	return string(e.Outcome)
 }
 
 // stateDiffs lists, for the kept failing runs whose end state did not

@@ -175,7 +175,7 @@ const (
 // Scored is Pass + Fail: the runs a pass rate is computed over.
 func (t Tally) Scored() int { return t.Pass + t.Fail }
 
-func (t *Tally) add(outcome string) {
+func (t *Tally) add(outcome record.Outcome) {
 	t.Runs++
 	switch outcome {
 	case record.Pass:
@@ -236,7 +236,7 @@ const clusterNoteRatio = 1.5
 // caseCounts holds {pass, scored} per case id.
 type caseCounts map[string]*[2]int
 
-func (cc caseCounts) add(kase, outcome string) {
+func (cc caseCounts) add(kase string, outcome record.Outcome) {
 	c := cc[kase]
 	if c == nil {
 		c = &[2]int{}
@@ -271,7 +271,7 @@ type pooled struct {
 	perCase caseCounts
 }
 
-func (p *pooled) addRun(kase, outcome string) {
+func (p *pooled) addRun(kase string, outcome record.Outcome) {
 	if p.perCase == nil {
 		p.perCase = caseCounts{}
 	}
@@ -726,7 +726,7 @@ type Example struct {
 	RunID     string             `json:"run_id"`
 	Seed      int                `json:"seed"`
 	ToolCount int                `json:"tool_count"`
-	Outcome   string             `json:"outcome"`
+	Outcome   record.Outcome     `json:"outcome"`
 	Reasons   []matchers.Reason  `json:"reasons,omitempty"`
 	Error     *record.InfraError `json:"error,omitempty"`
 	Trace     record.Trace       `json:"-"`

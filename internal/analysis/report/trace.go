@@ -28,7 +28,7 @@ func WriteTrace(w io.Writer, rec *record.Record) error {
 }
 
 func writeTrace(b *strings.Builder, rec *record.Record) {
-	fmt.Fprintf(b, "run %s  case %s  %s\n", rec.ID, rec.Case, strings.ToUpper(rec.Outcome))
+	fmt.Fprintf(b, "run %s  case %s  %s\n", rec.ID, rec.Case, strings.ToUpper(string(rec.Outcome)))
 	fmt.Fprintf(b, "cell: %s  (%d tools offered)\n", rec.Cell, rec.Cell.ToolCount)
 	if len(rec.Tags) > 0 {
 		fmt.Fprintf(b, "tags: %s\n", strings.Join(rec.Tags, ", "))

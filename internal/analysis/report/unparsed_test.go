@@ -17,8 +17,8 @@ import (
 // with no text calls has no such section and no text_calls field.
 func TestTextCallsCounted(t *testing.T) {
 	hermes := []matchers.TextCall{{Turn: 0, Family: "hermes", Tool: "calculate", Args: map[string]any{"expression": "1+1"}}}
-	run := func(model, outcome string, calls int, tc []matchers.TextCall) *record.Record {
-		r := &record.Record{ID: model + outcome, Case: "irr-<b>", Cell: record.Cell{Model: model}, Outcome: outcome,
+	run := func(model string, outcome record.Outcome, calls int, tc []matchers.TextCall) *record.Record {
+		r := &record.Record{ID: model + string(outcome), Case: "irr-<b>", Cell: record.Cell{Model: model}, Outcome: outcome,
 			Trace: record.Trace{Calls: make([]record.Call, calls), TextCalls: tc}}
 		if outcome == record.Fail {
 			r.Reasons = []matchers.Reason{{Code: matchers.ReasonUnparsedCall}}

@@ -302,7 +302,7 @@ func (j *rejudge) write(dir, out string, res *DirResult, each func(*record.Recor
 
 // judgement is what scoring sets in a record (score.Rules.Score).
 type judgement struct {
-	outcome   string
+	outcome   record.Outcome
 	reasons   []matchers.Reason
 	rules     string
 	textCalls []matchers.TextCall
