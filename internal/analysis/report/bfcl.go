@@ -48,7 +48,7 @@ type bfclAgg struct {
 	unpassable map[bfclKey]map[string]bool
 }
 
-func (a *bfclAgg) add(rec *record.Record, outcome string) {
+func (a *bfclAgg) add(rec *record.Record, outcome record.Outcome) {
 	cat := bfclCategory(rec.Tags)
 	if cat == "" {
 		return

@@ -122,7 +122,7 @@ func TestRateLimitsByHost(t *testing.T) {
 // model and BFCL category with its interval in summary.json, report.md
 // and report.html; never-passable cases count as failures.
 func TestBFCLCategories(t *testing.T) {
-	rec := func(id, kase, outcome string, seed int, tags ...string) record.Record {
+	rec := func(id, kase string, outcome record.Outcome, seed int, tags ...string) record.Record {
 		return record.Record{ID: id, Case: kase, Outcome: outcome, Tags: tags, Cell: record.Cell{Model: "m", Seed: seed}}
 	}
 	recs := []record.Record{
