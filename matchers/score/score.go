@@ -26,7 +26,8 @@ type Rules struct {
 	// text-call families and the case's expect block; see
 	// record.Record.Rules.
 	Digest string
-	// Golden holds the calls of the case's golden, which equals: golden
+	// Golden holds the calls of the case's golden (every turn's, for a
+	// conversation), which equals: golden
 	// probes replay on a fresh server; nil without a golden.
 	Golden []schema.GoldenCall
 }
@@ -47,7 +48,7 @@ func CaseRules(c *schema.Case) (*Rules, error) {
 	}
 	r := &Rules{Expect: exp, Digest: d}
 	if c.Golden != nil {
-		r.Golden = c.Golden.Calls
+		r.Golden = c.Golden.AllCalls() // a conversation's: every turn's, in order
 	}
 	return r, nil
 }

@@ -143,3 +143,37 @@ func TestJudgeMaxTurns(t *testing.T) {
 		t.Errorf("without max_turns: %s %v", v.Outcome, v.Reasons)
 	}
 }
+
+// TestProbeDigestGolden: an equals: golden probe's digest covers the
+// golden's calls, a conversation's every turn; a matcher probe's does
+// not, and a cell without probes has none.
+func TestProbeDigestGolden(t *testing.T) {
+	t.Parallel()
+	expect := map[string]any{"state": []any{map[string]any{"tool": "s", "equals": "golden"}}}
+	turns := func(second string) *schema.Case {
+		return &schema.Case{ID: "c", Expect: expect, Golden: &schema.Golden{Turns: []schema.GoldenTurn{
+			{Calls: []schema.GoldenCall{{Tool: "create", Args: map[string]any{"p": "low"}}}},
+			{Calls: []schema.GoldenCall{{Tool: "update", Args: map[string]any{"p": second}}}},
+		}}}
+	}
+	digest := func(c *schema.Case) string {
+		r, err := CaseRules(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.ProbeDigest(record.Cell{})
+	}
+	a, b := digest(turns("high")), digest(turns("urgent"))
+	if a == "" || a == b {
+		t.Fatalf("digests %q %q: an edit of the second turn's golden call must change it", a, b)
+	}
+	m := map[string]any{"state": []any{map[string]any{"tool": "s", "result": 1}}}
+	c1, c2 := turns("high"), turns("urgent")
+	c1.Expect, c2.Expect = m, m
+	if digest(c1) != digest(c2) {
+		t.Fatal("a matcher probe's digest follows the golden")
+	}
+	if d := digest(&schema.Case{ID: "c", Expect: map[string]any{}}); d != "" {
+		t.Fatalf("no probes, digest %q", d)
+	}
+}
