@@ -364,7 +364,43 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		return nil, errs
 	}
 	c.RunDigest = RunDigest(c)
+	c.Warnings = whenWithoutGolden(c, whens, errAt)
 	return c, nil
+}
+
+// whenWithoutGolden warns about each when entry that overrides the
+// expectations (any field but its cell selector) without a golden of its
+// own: validate proves the base golden passes the base expectations and
+// each entry's golden passes the entry, so nothing proves a run can
+// pass such an entry (an answer of {$not: {$any: true}} never can).
+func whenWithoutGolden(c *Case, whens []any, errAt func(caseIssue) *Error) Errors {
+	has := map[int]bool{}
+	for _, wg := range c.WhenGoldens {
+		has[wg.When] = true
+	}
+	selector := cell.ScoringNames()
+	var out Errors
+	for i, w := range whens {
+		entry, _ := w.(map[string]any)
+		if has[i] {
+			continue
+		}
+		var overrides []string
+		for k := range entry {
+			if k != "golden" && !slices.Contains(selector, k) {
+				overrides = append(overrides, k)
+			}
+		}
+		if len(overrides) == 0 {
+			continue
+		}
+		slices.Sort(overrides)
+		e := errAt(caseIssue{elems: []any{"expect", "when", i}, msg: fmt.Sprintf(
+			"overrides %s in cell %s without a golden of its own: nothing shows a run can pass it; add golden: {calls, answer} to the entry",
+			strings.Join(overrides, ", "), cellString(WhenCell(entry)))})
+		out = append(out, e)
+	}
+	return out
 }
 
 // modelGoldenArgs gives the arguments of c's golden calls, decoded with

@@ -53,6 +53,10 @@ type Case struct {
 	// Expectation is Expect compiled by the loader (matchers.CompileExpect);
 	// nil for a Case built by hand.
 	Expectation *matchers.Expectation `json:"-" yaml:"-"`
+	// Warnings are doubts the loader has about the case that are not
+	// errors (a when entry overriding the expectations with no golden of
+	// its own to prove a run can pass it); validate prints them.
+	Warnings Errors `json:"-" yaml:"-"`
 
 	idLine, idCol int // position of the id field, for duplicate reports
 }

@@ -83,12 +83,13 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	sum, errs := runconfig.CheckWith(paths, runconfig.Options{Catalog: checkCatalog})
 	var warnings schema.Errors
+	sum, errs := runconfig.CheckWith(paths, runconfig.Options{Catalog: checkCatalog,
+		Warn: func(e *schema.Error) { warnings = append(warnings, e) }})
 	if *online {
 		oerrs, owarns := checkOnline(paths, errs, *timeout)
 		errs = append(errs, oerrs...).Sort()
-		warnings = owarns
+		warnings = append(warnings, owarns...)
 	}
 	for _, line := range warnings.Lines() {
 		fmt.Fprintln(stderr, "toolward validate: warning:", line)

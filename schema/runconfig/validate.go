@@ -23,6 +23,9 @@ type Options struct {
 	// config's server.builtin.catalogs. Nil: catalog files are recognised
 	// (so they are not read as cases) but not checked.
 	Catalog func(path string) error
+	// Warn receives each warning about a valid case (schema.Case.Warnings);
+	// nil drops them. Warnings are not mistakes: they do not fail a check.
+	Warn func(*schema.Error)
 }
 
 // Summary counts what CheckWith looked at.
@@ -80,6 +83,13 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 		}
 	}
 	cases, cerrs := schema.LoadCaseFiles(v.caseFiles)
+	if opts.Warn != nil {
+		for _, c := range cases {
+			for _, w := range c.Warnings {
+				opts.Warn(w)
+			}
+		}
+	}
 	v.errs = append(v.errs, cerrs...)
 	sum := Summary{CaseFiles: len(v.caseFiles), Cases: len(cases), Configs: len(v.configFiles), Catalogs: len(v.catalogFiles)}
 	if opts.Catalog != nil {
