@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -140,6 +141,10 @@ func TestConversationsConfig(t *testing.T) {
 	}
 	if fails != 1 {
 		t.Errorf("%d runs failed offline, want 1 (conv-sim-retention-years): %v", fails, offline)
+	}
+	if t.Failed() {
+		b, _ := os.ReadFile(filepath.Join(tmp, "offline", "runs.jsonl"))
+		t.Fatalf("offline records:\n%s", b)
 	}
 
 	model, simModel := cfg.Matrix.Models[0], cfg.Simulator.Model

@@ -177,3 +177,20 @@ func TestProbeDigestGolden(t *testing.T) {
 		t.Fatalf("no probes, digest %q", d)
 	}
 }
+
+// TestRulesGoldenOfConversation: equals: golden replays every turn's
+// calls of a conversation's golden, in order.
+func TestRulesGoldenOfConversation(t *testing.T) {
+	c := &schema.Case{ID: "c", Expect: map[string]any{}, Golden: &schema.Golden{Turns: []schema.GoldenTurn{
+		{Calls: []schema.GoldenCall{{Tool: "create_ticket"}}, Answer: "a"},
+		{Answer: "b"},
+		{Calls: []schema.GoldenCall{{Tool: "update_ticket"}}, Answer: "c"},
+	}}}
+	r, err := CaseRules(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Golden) != 2 || r.Golden[0].Tool != "create_ticket" || r.Golden[1].Tool != "update_ticket" {
+		t.Errorf("golden calls %+v", r.Golden)
+	}
+}
