@@ -77,6 +77,7 @@ type aggregator struct {
 	hosts     hostAgg // turn latency by model host (hosts.go)
 	throttle  throttleAgg
 	bfcl      bfclAgg
+	tags      tagAgg
 	// rules notes the scoring rules that judged each case's runs (rules.go).
 	rules rulesAgg
 	cost  costAgg // tokens and cost by model and case (cost.go)
@@ -154,6 +155,7 @@ func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record
 	a.hosts.add(rec)
 	a.throttle.add(rec)
 	a.bfcl.add(rec, outcome)
+	a.tags.add(rec, outcome)
 	a.rules.add(rec)
 	a.cost.add(rec, outcome)
 	codes := a.addReasons(rec, outcome)
@@ -411,6 +413,7 @@ func (a *aggregator) summary() *Summary {
 	s.Hosts = a.hosts.rows()
 	s.Throttled = a.throttle.rows()
 	s.BFCL = a.bfcl.result()
+	s.Tags = a.tags.result()
 	s.Cost = a.cost.summary()
 	s.Reasons = a.reasonRows()
 	s.ErrorKinds = a.errorKinds()

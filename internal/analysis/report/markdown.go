@@ -43,6 +43,7 @@ func (s *Summary) writeMarkdown(w io.Writer) error {
 	md.section(md.t.Reasons, "## Failure reasons\n\nFailing runs per reason code (a run may have several).\n\n")
 	s.writeTextCallsMarkdown(md.w)
 	md.section(md.t.Hosts, "## Latency by host\n\n%s\n\n", hostsExplainer)
+	md.section(md.t.Tags, "## By tag\n\n%s\n\n", tagsExplainer)
 	md.section(md.t.BFCL, "## BFCL categories\n\n%s\n\n", bfclExplainer)
 	md.section(md.t.Throttled, "## Rate limits\n\n%s\n\n", throttleExplainer)
 	if c := s.Cost; c != nil {

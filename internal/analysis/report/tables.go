@@ -115,6 +115,7 @@ type Tables struct {
 	ErrorKinds  *Table
 	Hosts       *Table // turn latency by model host, with two or more
 	Throttled   *Table // rate limiting by model host
+	Tags        *Table // pass rate per model and tag
 	BFCL        *Table // accuracy per BFCL category
 	Cost        *Table // cost by model, with prices
 	CostCases   *Table // cost by case, dearest first
@@ -130,7 +131,7 @@ func (s *Summary) Tables() *Tables {
 	t := &Tables{
 		Models: s.modelsTable(), Comparisons: s.comparisonsTable(), ToolCurve: s.toolCurveTable(),
 		SeedSpread: s.seedSpreadTable(), Confirm: s.confirmTable(), Reasons: s.reasonsTable(),
-		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Throttled: s.throttleTable(), BFCL: s.bfclTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
+		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Throttled: s.throttleTable(), BFCL: s.bfclTable(), Tags: s.tagsTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
 	}
 	for _, b := range s.Breakdowns {
 		t.Breakdowns = append(t.Breakdowns, breakdownTable(b))

@@ -1,0 +1,71 @@
+package report
+
+// This file holds the report's table by tag: each model's pass rate on
+// the cases carrying each tag (sql, calc, a BFCL category…), pooled over
+// seeds and cells with the interval clustered by case. A case counts
+// under every tag it carries.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolward/toolward/schema/record"
+)
+
+// TagRow is one model's pass rate on the cases of one tag.
+type TagRow struct {
+	Model string `json:"model"`
+	Tag   string `json:"tag"`
+	Tally Tally  `json:"tally"`
+}
+
+type tagKey struct{ model, tag string }
+
+// tagAgg folds records into TagRows.
+type tagAgg struct {
+	rows map[tagKey]*pooled
+}
+
+func (a *tagAgg) add(rec *record.Record, outcome record.Outcome) {
+	for i, tag := range rec.Tags {
+		if tag == "" || slices.Contains(rec.Tags[:i], tag) {
+			continue // a tag listed twice counts once
+		}
+		if a.rows == nil {
+			a.rows = map[tagKey]*pooled{}
+		}
+		pooledAt(a.rows, tagKey{rec.Cell.Model, tag}).addRun(rec.Case, outcome)
+	}
+}
+
+// result returns one row per model and tag, by model then tag; nil when
+// no case has a tag.
+func (a *tagAgg) result() []TagRow {
+	var out []TagRow
+	for k, p := range a.rows {
+		out = append(out, TagRow{Model: k.model, Tag: k.tag, Tally: p.result()})
+	}
+	slices.SortFunc(out, func(x, y TagRow) int {
+		if c := strings.Compare(x.Model, y.Model); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Tag, y.Tag)
+	})
+	return out
+}
+
+// tagsExplainer says what the table by tag shows.
+const tagsExplainer = "Pass rate per model on the cases carrying each tag, pooled over seeds and cells; the 95% interval is clustered by case. A case counts under every tag it carries, so the rows overlap."
+
+// tagsTable is the table by tag of report.md and report.html; nil when
+// no case has a tag.
+func (s *Summary) tagsTable() *Table {
+	if len(s.Tags) == 0 {
+		return nil
+	}
+	t := &Table{ID: "tags-table", Columns: []Column{col("model"), col("tag"), numCol("cases"), numCol("runs"), rateCol("pass rate [95% CI]")}}
+	for _, r := range s.Tags {
+		t.Rows = append(t.Rows, []Cell{nameCell(r.Model), nameCell(r.Tag), numCell(r.Tally.Cases), numCell(r.Tally.Scored()), rateCell(r.Tally)})
+	}
+	return t
+}
