@@ -137,6 +137,7 @@ type runFlags struct {
 	recordDir, baseline            *string
 	filters                        multiFlag
 	failOnRegression, allowMissing *bool
+	failOnBroken                   *bool
 	noContextCheck                 *bool
 	minPass                        *float64
 	minPassSet                     bool
@@ -158,7 +159,8 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 	fl.recordDir = fs.String("record", "", "record the model's replies as replay cassettes into `DIR`")
 	fl.baseline = fs.String("baseline", "", "compare with the result directory `DIR` at the end (paired per case)")
 	fl.failOnRegression = fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression, or when this run lacks runs of the baseline")
-	fl.allowMissing = fs.Bool("allow-missing", false, "with --fail-on-regression: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
+	fl.failOnBroken = fs.Bool("fail-on-broken", false, "with --baseline: the strict gate: exit 1 when any case went from always passing to always failing (significant or not), besides --fail-on-regression's checks")
+	fl.allowMissing = fs.Bool("allow-missing", false, "with --fail-on-regression or --fail-on-broken: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
 	fl.noContextCheck = fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset fits its context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
 	fl.minPass = fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
 	fl.maxFail = fs.Int("max-fail", -1, "exit 1 when more than `N` runs of the result directory fail (0: any failing run fails the command; -1: no limit)")
@@ -194,8 +196,11 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 	if !shardFlagOK("run", *fl.shard, stderr) || !filterFlagsOK("run", fl.filters, stderr) {
 		return nil, 2, false
 	}
+	if *fl.failOnBroken {
+		*fl.failOnRegression = true // the strict gate keeps the other gate's checks
+	}
 	if *fl.failOnRegression && *fl.baseline == "" {
-		fmt.Fprintln(stderr, "toolward run: --fail-on-regression needs --baseline DIR")
+		fmt.Fprintln(stderr, "toolward run: --fail-on-regression (or --fail-on-broken) needs --baseline DIR")
 		return nil, 2, false
 	}
 	if *fl.allowMissing && !*fl.failOnRegression {
@@ -287,7 +292,7 @@ func finishRun(res *engine.Result, fl *runFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "report: ", filepath.Join(res.Dir, report.HTMLFile))
 	}
 	if *fl.baseline != "" {
-		if c := compareBaseline(*fl.baseline, res.Dir, *fl.failOnRegression, diff.GateOptions{AllowMissing: *fl.allowMissing}, stdout, stderr); c != 0 {
+		if c := compareBaseline(*fl.baseline, res.Dir, *fl.failOnRegression, diff.GateOptions{AllowMissing: *fl.allowMissing, FailOnBroken: *fl.failOnBroken}, stdout, stderr); c != 0 {
 			code = c
 		}
 	}
