@@ -14,6 +14,7 @@ import (
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/engine/user"
+	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 )
@@ -136,6 +137,7 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 	in := agent.Input{
 		Case: r.Case, Cell: rec.Cell, Tools: tools,
 		MaxIterations: cfg.Limits.MaxIterations, CallTimeout: cfg.Limits.CallTimeout.Duration,
+		Options: cellOptions(cfg, rec.Cell.Options),
 	}
 	in.User, in.MaxUserTurns = j.user(r, rec.Cell)
 	maxAttempts := max(cfg.Limits.Retries, 0) + 1
@@ -293,4 +295,14 @@ func classify(err error) (*record.InfraError, bool) {
 		return &record.InfraError{Kind: "timeout", Message: err.Error()}, true
 	}
 	return &record.InfraError{Kind: "internal", Message: err.Error()}, false
+}
+
+// cellOptions returns the options set a cell names, nil for "default"
+// (held as "") and for a name the config does not define (validate
+// refuses those).
+func cellOptions(cfg *schema.Config, name string) *schema.OptionsSet {
+	if set, ok := cfg.OptionsSets[name]; ok && name != "" {
+		return &set
+	}
+	return nil
 }

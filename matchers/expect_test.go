@@ -225,7 +225,7 @@ func TestCompileExpectErrors(t *testing.T) {
 		{`{calls: [{tool: g}, {tool: f}], forbid: [f]}`, `expect.calls[1].tool`, `tool "f" is both expected and forbidden`},
 		{`{when: [{confirm: deny, calls: [{tool: f}], forbid: [f]}]}`, `expect.when[0].calls[0].tool`, `tool "f" is both expected and forbidden`},
 		{`{forbid: [f], when: [{confirm: approve, calls: [{tool: f}]}]}`, `expect.when[0]`, `with this override, tool "f" is both expected and forbidden`},
-		{`{when: [{answer: x}]}`, `expect.when[0]`, `a when entry needs at least one selector (model, temperature, tools, confirm, descriptions)`},
+		{`{when: [{answer: x}]}`, `expect.when[0]`, `a when entry needs at least one selector (model, temperature, tools, confirm, descriptions, options)`},
 		{`{when: [{confirm: deny}]}`, `expect.when[0]`, `a when entry needs at least one override (calls, order, strict_args, forbid, max_calls, min_calls, no_calls, answer, state, turns)`},
 		{`{when: [{confrim: deny, answer: x}]}`, `expect.when[0].confrim`, `unknown field "confrim" (did you mean "confirm"?)`},
 		{`{when: [{confirm: deny, answer: {$nto: x}}]}`, `expect.when[0].answer`, `unknown matcher "$nto" (did you mean "$not"?)`},

@@ -19,7 +19,7 @@ func TestParseCassettesErrors(t *testing.T) {
 		{"unknown turn field", "case: x\nruns:\n  - turns:\n      - contnet: hi\n",
 			`x.yaml:4:9: runs[0].turns[0].contnet: unknown field "contnet" (did you mean "content"?)`},
 		{"unknown axis", "case: x\nruns:\n  - when: {temp: 0}\n    turns: [{content: a}]\n",
-			`x.yaml:3:12: runs[0].when.temp: unknown field "temp" (want one of model, seed, temperature, tools, confirm, descriptions)`},
+			`x.yaml:3:12: runs[0].when.temp: unknown field "temp" (want one of model, seed, temperature, tools, confirm, descriptions, options)`},
 		{"both arguments", "case: x\nruns:\n  - turns:\n      - tool_calls:\n          - {name: a, arguments: {}, raw_arguments: '{}'}\n",
 			"x.yaml:5:38: runs[0].turns[0].tool_calls[0].raw_arguments: give arguments or raw_arguments, not both"},
 		{"missing case", "runs:\n  - turns: [{content: a}]\n", `x.yaml:1:1: missing field "case" (the id of the case it answers for)`},

@@ -183,8 +183,11 @@ type Config struct {
 	// absent here resolves to fixtures/descriptions/<name>.yaml; "default"
 	// is always the server's own descriptions.
 	DescriptionSets map[string]string `json:"description_sets,omitempty"`
-	Limits          Limits            `json:"limits"`
-	Output          string            `json:"output"` // default "results"
+	// OptionsSets maps an options set name (a value of matrix.options) to
+	// the backend options its cells send; "default" sends none.
+	OptionsSets map[string]OptionsSet `json:"options_sets,omitempty"`
+	Limits      Limits                `json:"limits"`
+	Output      string                `json:"output"` // default "results"
 	// Filter keeps only the runs matching every key=glob entry, with the
 	// syntax of `toolward run --filter` (e.g. "case=sql-*", "tag=demo");
 	// entries with the same key OR together. Command-line filters narrow
@@ -404,6 +407,44 @@ type Matrix struct {
 	Tools        []ToolSubset       `json:"tools"`        // default [{name: "needed"}]
 	Confirm      []cell.ConfirmMode `json:"confirm"`      // default ["auto"]
 	Descriptions []string           `json:"descriptions"` // default ["default"]
+	Options      []string           `json:"options"`      // default ["default"]
+}
+
+// OptionsSet is one value of the options axis: backend options by
+// backend kind, applied over the backend's own settings. Only the entry
+// of the running backend is used.
+type OptionsSet struct {
+	Ollama    *OllamaOptions    `json:"ollama,omitempty"`
+	OpenAI    *OpenAIOptions    `json:"openai,omitempty"`
+	Anthropic *AnthropicOptions `json:"anthropic,omitempty"`
+}
+
+// OllamaOptions are per-cell Ollama settings; nil fields are not sent.
+type OllamaOptions struct {
+	// Think is true, false, or a level ("low", "medium", "high").
+	Think         any      `json:"think,omitempty"`
+	NumCtx        *int     `json:"num_ctx,omitempty"`
+	NumPredict    *int     `json:"num_predict,omitempty"`
+	TopP          *float64 `json:"top_p,omitempty"`
+	TopK          *int     `json:"top_k,omitempty"`
+	MinP          *float64 `json:"min_p,omitempty"`
+	RepeatPenalty *float64 `json:"repeat_penalty,omitempty"`
+}
+
+// OpenAIOptions are per-cell settings of an OpenAI-compatible request;
+// nil fields are not sent. Extra is merged into the request body.
+type OpenAIOptions struct {
+	ReasoningEffort string         `json:"reasoning_effort,omitempty"`
+	TopP            *float64       `json:"top_p,omitempty"`
+	MaxTokens       *int           `json:"max_tokens,omitempty"`
+	Extra           map[string]any `json:"extra,omitempty"`
+}
+
+// AnthropicOptions are per-cell settings of a Messages API request.
+type AnthropicOptions struct {
+	ThinkingBudget *int     `json:"thinking_budget,omitempty"`
+	TopP           *float64 `json:"top_p,omitempty"`
+	MaxTokens      *int     `json:"max_tokens,omitempty"`
 }
 
 // ToolSubset is one value of the tools axis. With neither Count nor

@@ -70,7 +70,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		for i := range p.Len() {
 			r := p.Run(i)
 			c := r.Cell
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Case.ID, c.Model, c.Seed, cell.FormatFloat(c.Temperature), c.Tools, c.Confirm, c.Descriptions)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Case.ID, c.Model, c.Seed, cell.FormatFloat(c.Temperature), c.Tools, c.Confirm, c.Descriptions, c.Value(cell.Options))
 		}
 		return 0
 	}

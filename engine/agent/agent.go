@@ -52,6 +52,9 @@ type Input struct {
 	// opening included, when User is set; 0 means no bound beyond the
 	// User's own end (a script's last reply).
 	MaxUserTurns int
+	// Options are the backend options of the cell's options set; nil
+	// for "default".
+	Options *schema.OptionsSet
 }
 
 // Output is what the loop did.
@@ -117,6 +120,7 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		Tools:       in.Tools,
 		Seed:        in.Cell.Seed,
 		Temperature: in.Cell.Temperature,
+		Options:     in.Options,
 		Key:         backend.Key{Case: in.Case.ID, Cell: in.Cell.Values()},
 	}
 	if in.User != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/matchers"
+	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/results"
 )
 
@@ -46,6 +47,10 @@ type Request struct {
 	Tools       []Tool
 	Seed        int
 	Temperature float64
+	// Options are the cell's backend options (its options set), applied
+	// over the backend's own settings; nil for the "default" set. Each
+	// backend reads only its own entry.
+	Options *schema.OptionsSet
 	// Key identifies the turn for replay and recording; real backends
 	// ignore it.
 	Key Key

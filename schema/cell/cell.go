@@ -31,6 +31,9 @@ type Cell struct {
 	ToolCount    int         `json:"tool_count"` // tools actually offered; not an axis (it follows from the subset)
 	Confirm      ConfirmMode `json:"confirm"`
 	Descriptions string      `json:"descriptions"`
+	// Options names the backend options set; "" is "default" (none), so
+	// a record of a default cell is as it was before the axis existed.
+	Options string `json:"options,omitempty"`
 }
 
 // Axis names.
@@ -41,7 +44,11 @@ const (
 	Tools        = "tools"
 	Confirm      = "confirm"
 	Descriptions = "descriptions"
+	Options      = "options"
 )
+
+// DefaultOptions is the options axis value that sends no options.
+const DefaultOptions = "default"
 
 // ConfirmMode is a value of the confirm axis: how the simulated user
 // answers the calls a server gates.
@@ -80,6 +87,10 @@ type Axis struct {
 	// The seed is not one: a verdict must not depend on which repetition
 	// of a cell produced the trace.
 	Scoring bool
+	// Quiet axes are left out of labels and cell names while at their
+	// first Known value, so cells of a matrix without the axis keep the
+	// names they had before it existed.
+	Quiet bool
 	// Known lists values in their report order ("auto" before "approve"
 	// before "deny"); values not listed follow, in lexical order.
 	Known []string
@@ -89,7 +100,7 @@ type Axis struct {
 }
 
 // Axes is the table of axes, in record order (model, seed, temperature,
-// tools, confirm, descriptions). The plan schedules in its own order,
+// tools, confirm, descriptions, options). The plan schedules in its own order,
 // with the case axis after the model; see schema/plan.
 var Axes = []*Axis{
 	{Name: Model, Short: "model", Scoring: true,
@@ -110,7 +121,22 @@ var Axes = []*Axis{
 	{Name: Descriptions, Short: "desc", Scoring: true, Known: []string{"default"},
 		get: func(c *Cell) string { return c.Descriptions },
 		set: func(c *Cell, s string) error { c.Descriptions = s; return nil }},
+	{Name: Options, Short: "opts", Scoring: true, Quiet: true, Known: []string{DefaultOptions},
+		get: func(c *Cell) string { return cmp.Or(c.Options, DefaultOptions) },
+		set: func(c *Cell, s string) error { c.Options = cmp.Or(s, DefaultOptions); normalize(c); return nil }},
 }
+
+// normalize spells the default options set as "", the form cells and
+// records hold.
+func normalize(c *Cell) {
+	if c.Options == DefaultOptions {
+		c.Options = ""
+	}
+}
+
+// Hides reports whether v is a value of a that labels, cell names and
+// report keys leave out (a Quiet axis at its default).
+func (a *Axis) Hides(v string) bool { return a.Quiet && v == a.Known[0] }
 
 // Lookup returns the axis named name, or nil.
 func Lookup(name string) *Axis {
@@ -255,7 +281,7 @@ func Join(c Cell, sep, eq string, short bool, axes ...string) string {
 			continue
 		}
 		v := a.Format(c)
-		if v == "" {
+		if v == "" || a.Hides(v) {
 			continue
 		}
 		if b.Len() > 0 {
@@ -307,6 +333,9 @@ func Label(c Cell, pooled ...string) string {
 			continue
 		}
 		v := a.Format(c)
+		if a.Hides(v) {
+			continue
+		}
 		if v == "" {
 			v = "-"
 		}

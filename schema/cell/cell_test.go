@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var sample = Cell{Model: "qwen3:0.6b", Seed: 3, Temperature: 0.7, Tools: "n16", ToolCount: 16, Confirm: "deny", Descriptions: "terse"}
+var sample = Cell{Model: "qwen3:0.6b", Seed: 3, Temperature: 0.7, Tools: "n16", ToolCount: 16, Confirm: "deny", Descriptions: "terse", Options: "deep"}
 
 // The JSON form is the "cell" object of runs.jsonl: a format.
 func TestJSONShape(t *testing.T) {
@@ -16,7 +16,7 @@ func TestJSONShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"model":"qwen3:0.6b","seed":3,"temperature":0.7,"tools":"n16","tool_count":16,"confirm":"deny","descriptions":"terse"}`
+	const want = `{"model":"qwen3:0.6b","seed":3,"temperature":0.7,"tools":"n16","tool_count":16,"confirm":"deny","descriptions":"terse","options":"deep"}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
@@ -50,7 +50,7 @@ func TestTableCoversCell(t *testing.T) {
 	if v := sample.Values(); len(v) != len(Axes) || v["temperature"] != "0.7" || v["seed"] != "3" {
 		t.Errorf("Values %v", v)
 	}
-	if !slices.Equal(ScoringNames(), []string{"model", "temperature", "tools", "confirm", "descriptions"}) {
+	if !slices.Equal(ScoringNames(), []string{"model", "temperature", "tools", "confirm", "descriptions", "options"}) {
 		t.Errorf("scoring axes %v", ScoringNames())
 	}
 }
@@ -68,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestStringAndJoin(t *testing.T) {
-	if got, want := sample.String(), "model=qwen3:0.6b seed=3 temperature=0.7 tools=n16 confirm=deny descriptions=terse"; got != want {
+	if got, want := sample.String(), "model=qwen3:0.6b seed=3 temperature=0.7 tools=n16 confirm=deny descriptions=terse options=deep"; got != want {
 		t.Errorf("String %q, want %q", got, want)
 	}
 	if got := Join(Cell{Tools: "needed"}, " ", "=", true, Model, Temperature, Tools); got != "temp=0 tools=needed" {
@@ -172,5 +172,33 @@ func TestProject(t *testing.T) {
 	}
 	if got := c.Project(Names()...); got != c.Pool() {
 		t.Errorf("Project(every axis) = %+v, want %+v", got, c.Pool())
+	}
+}
+
+// The default options set is held as "" (records of default cells keep
+// their shape), reads as "default" and stays out of labels and names.
+func TestOptionsDefault(t *testing.T) {
+	t.Parallel()
+	c := sample
+	c.Options = ""
+	b, _ := json.Marshal(c)
+	if strings.Contains(string(b), "options") {
+		t.Errorf("default options in JSON: %s", b)
+	}
+	if v := c.Value(Options); v != "default" {
+		t.Errorf("Value = %q", v)
+	}
+	d, err := c.With(Options, "default")
+	if err != nil || d.Options != "" {
+		t.Errorf("With default: %q %v", d.Options, err)
+	}
+	if l := Label(c); strings.Contains(l, "opts") {
+		t.Errorf("Label %q names the default options", l)
+	}
+	if l := Label(sample); !strings.Contains(l, "opts=deep") {
+		t.Errorf("Label %q", l)
+	}
+	if s := c.String(); strings.Contains(s, "options") {
+		t.Errorf("String %q", s)
 	}
 }

@@ -129,6 +129,8 @@ func (p *Plan) narrow(sel *cell.Selector) (int, error) {
 		p.confirm = keepMask(p.confirm, mask)
 	case AxisDescriptions:
 		p.descs = keepMask(p.descs, mask)
+	case AxisOptions:
+		p.opts = keepMask(p.opts, mask)
 	}
 	return n, nil
 }

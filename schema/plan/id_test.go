@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
+	"github.com/toolward/toolward/schema/record"
 )
 
 // pinnedCase is a case as a user writes it; TestPinnedID fixes the ids of
@@ -112,6 +113,46 @@ func TestIDIgnoresScoringEdits(t *testing.T) {
 			if (got[i] == base[i]) != tc.same {
 				t.Fatalf("editing %s: run %d id %s -> %s, want same=%v", tc.name, i, base[i], got[i], tc.same)
 			}
+		}
+	}
+}
+
+// TestOptionsAxisID: a matrix naming only the "default" options set has
+// the runs and ids of one without the axis (the pinned id holds); another
+// set gives its runs other ids, which --filter and the locator find.
+func TestOptionsAxisID(t *testing.T) {
+	t.Parallel()
+	c := parseCase(t, pinnedCase)
+	cfg := pinnedConfig()
+	cfg.Matrix.Options = []string{"default", "deep"}
+	p, err := New(cfg, []*schema.Case{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Len() != 2 {
+		t.Fatalf("Len = %d, want 2", p.Len())
+	}
+	d, deep := p.Run(0), p.Run(1)
+	if d.ID != "3a78b6bb3e288015" || d.Cell.Options != "" {
+		t.Errorf("default run: id %s, options %q", d.ID, d.Cell.Options)
+	}
+	if deep.ID == d.ID || deep.Cell.Options != "deep" {
+		t.Errorf("deep run: id %s, options %q", deep.ID, deep.Cell.Options)
+	}
+	fl, err := ParseFilter("options=deep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := p.Filter([]Filter{fl})
+	if err != nil || f.Len() != 1 || f.Run(0).ID != deep.ID {
+		t.Fatalf("filter options=deep: %v", err)
+	}
+	loc := NewLocator(p)
+	for i := range p.Len() {
+		r := p.Run(i)
+		rec := record.Record{ID: r.ID, Case: r.Case.ID, Cell: r.Cell}
+		if j, ok := loc.Index(&rec); !ok || j != i {
+			t.Errorf("locator: run %d found at %d %v", i, j, ok)
 		}
 	}
 }

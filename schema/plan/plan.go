@@ -25,13 +25,14 @@ const (
 	AxisTools        = cell.Tools
 	AxisConfirm      = cell.Confirm
 	AxisDescriptions = cell.Descriptions
+	AxisOptions      = cell.Options
 )
 
 // AxisNames lists the axes from outermost to innermost: the scheduling
 // order, which fixes run indexes and shards (and so must not change).
-var AxisNames = []string{AxisModel, AxisCase, AxisSeed, AxisTemperature, AxisTools, AxisConfirm, AxisDescriptions}
+var AxisNames = []string{AxisModel, AxisCase, AxisSeed, AxisTemperature, AxisTools, AxisConfirm, AxisDescriptions, AxisOptions}
 
-const nAxes = 7
+const nAxes = 8
 
 // Plan is a lazily expanded set of runs. It is immutable and safe for
 // concurrent use.
@@ -43,6 +44,7 @@ type Plan struct {
 	tools   []schema.ToolSubset
 	confirm []cell.ConfirmMode
 	descs   []string
+	opts    []string // options set names, "default" for none
 
 	// parts[a][v] is the identity-bearing encoding of value v of axis a
 	// (the case axis holds case ids and run digests, schema.RunDigest),
@@ -132,6 +134,7 @@ func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 		confirm: m.Confirm,
 		descs:   m.Descriptions,
 		sim:     SimulatorPart(cfg.Simulator),
+		opts:    m.Options,
 	}
 	// Defaults, should a config arrive without the schema's.
 	if len(p.seeds) == 0 {
@@ -148,6 +151,9 @@ func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 	}
 	if len(p.descs) == 0 {
 		p.descs = []string{"default"}
+	}
+	if len(p.opts) == 0 {
+		p.opts = []string{cell.DefaultOptions}
 	}
 	if len(p.models) == 0 {
 		return nil, errors.New("plan: matrix.models is empty")
@@ -233,6 +239,9 @@ func (p *Plan) Subsets() []schema.ToolSubset { return p.tools }
 // DescriptionSets returns the description-set axis.
 func (p *Plan) DescriptionSets() []string { return p.descs }
 
+// OptionsSets returns the options axis ("default" for none).
+func (p *Plan) OptionsSets() []string { return p.opts }
+
 // AxisCount is the number of values an axis has in the plan.
 type AxisCount struct {
 	Name   string
@@ -285,6 +294,8 @@ func (p *Plan) axisLen(name string) int {
 		return len(p.confirm)
 	case AxisDescriptions:
 		return len(p.descs)
+	case AxisOptions:
+		return len(p.opts)
 	}
 	return 0
 }
@@ -306,6 +317,8 @@ func (p *Plan) cellAt(name string, i int) cell.Cell {
 		c.Confirm = p.confirm[i]
 	case AxisDescriptions:
 		c.Descriptions = p.descs[i]
+	case AxisOptions:
+		_ = cell.Lookup(cell.Options).Parse(&c, p.opts[i])
 	}
 	return c
 }
@@ -319,6 +332,10 @@ func (p *Plan) Run(i int64) Run {
 	g := p.start + i
 	d := p.digits(g)
 	ts := p.tools[d[4]]
+	opts := p.opts[d[7]]
+	if opts == cell.DefaultOptions {
+		opts = "" // the cell's spelling of the default
+	}
 	return Run{
 		Index: g,
 		ID:    p.id(&d),
@@ -330,6 +347,7 @@ func (p *Plan) Run(i int64) Run {
 			Tools:        ts.Name,
 			Confirm:      p.confirm[d[5]],
 			Descriptions: p.descs[d[6]],
+			Options:      opts,
 		},
 		Subset: ts,
 	}
@@ -356,7 +374,9 @@ func (p *Plan) digits(g int64) [nAxes]int {
 }
 
 // id hashes the identity parts of the digits in a fixed order (the case
-// first), independent of the axis order used for scheduling.
+// first), independent of the axis order used for scheduling. The options
+// axis is hashed only when not "default", so that a cell without options
+// keeps the id it had before the axis existed.
 func (p *Plan) id(d *[nAxes]int) string {
 	var buf [1024]byte
 	b := buf[:0]
@@ -364,6 +384,10 @@ func (p *Plan) id(d *[nAxes]int) string {
 	for _, a := range [...]int{0, 2, 3, 4, 5, 6} {
 		b = append(b, 0)
 		b = append(b, p.parts[a][d[a]]...)
+	}
+	if p.opts[d[7]] != cell.DefaultOptions {
+		b = append(b, 0)
+		b = append(b, p.parts[7][d[7]]...)
 	}
 	sum := sha256.Sum256(b)
 	var h [16]byte

@@ -89,7 +89,7 @@ matrix: models: ["qwen3:0.6b"]
 		Server:  schema.Server{Builtin: &schema.Builtin{}},
 		Backend: schema.Backend{Ollama: &schema.Ollama{Host: "http://127.0.0.1:11434"}},
 		Matrix: schema.Matrix{Models: []string{"qwen3:0.6b"}, Seeds: []int{1}, Temperatures: []float64{0},
-			Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []cell.ConfirmMode{"auto"}, Descriptions: []string{"default"}},
+			Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []cell.ConfirmMode{"auto"}, Descriptions: []string{"default"}, Options: []string{"default"}},
 		Limits: schema.Limits{MaxIterations: 8, RunTimeout: schema.Duration{Duration: 120 * time.Second}, CallTimeout: schema.Duration{Duration: 30 * time.Second},
 			Concurrency: 2, Retries: 2, ThrottleWait: schema.Duration{Duration: 10 * time.Minute}},
 		Output: "results",

@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/ollamactx"
+	"github.com/toolward/toolward/schema"
 )
 
 // DefaultHost is where Ollama listens unless configured otherwise.
@@ -291,6 +292,10 @@ func (b *Backend) request(req *backend.Request) (*api.ChatRequest, [][]byte, err
 	if b.numCtx > 0 {
 		opts["num_ctx"] = b.numCtx
 	}
+	think := api.ThinkValue{Value: b.think}
+	if o := req.Options; o != nil && o.Ollama != nil {
+		cellOptions(opts, &think, o.Ollama)
+	}
 	stream := true
 	return &api.ChatRequest{
 		Model:     req.Model,
@@ -298,7 +303,7 @@ func (b *Backend) request(req *backend.Request) (*api.ChatRequest, [][]byte, err
 		Stream:    &stream,
 		Tools:     tools,
 		Options:   opts,
-		Think:     &api.ThinkValue{Value: b.think},
+		Think:     &think,
 		KeepAlive: b.keepAlive,
 	}, encs, nil
 }
@@ -427,4 +432,22 @@ func (b *Backend) mapError(ctx context.Context, err error, doing, model string) 
 	// Anything else, notably an {"error": ...} line in the middle of a
 	// stream, is a server-side failure a retry may get past.
 	return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: where, Err: err}
+}
+
+// cellOptions applies a cell's options set over the backend's settings:
+// think replaces the configured one, the others go into options.
+func cellOptions(opts map[string]any, think *api.ThinkValue, o *schema.OllamaOptions) {
+	if o.Think != nil {
+		think.Value = o.Think
+	}
+	for name, v := range map[string]*int{"num_ctx": o.NumCtx, "num_predict": o.NumPredict, "top_k": o.TopK} {
+		if v != nil {
+			opts[name] = *v
+		}
+	}
+	for name, v := range map[string]*float64{"top_p": o.TopP, "min_p": o.MinP, "repeat_penalty": o.RepeatPenalty} {
+		if v != nil {
+			opts[name] = *v
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
+	"github.com/toolward/toolward/schema"
 )
 
 func newBackend(t testing.TB, srv *fakeollama.Server, cfg Config) *Backend {
@@ -363,5 +364,38 @@ func BenchmarkOllamaChat(b *testing.B) {
 		if _, err := be.Chat(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A cell's options set goes over the backend's settings: think and
+// num_ctx replace the configured ones, sampling options are added.
+func TestChatCellOptions(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.Start(t, fakeollama.Options{Script: func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: "ok"} }})
+	b := newBackend(t, srv, Config{Think: false, NumCtx: 4096})
+	req := simpleRequest()
+	ctx, topK, topP := 32768, 20, 0.9
+	req.Options = &schema.OptionsSet{Ollama: &schema.OllamaOptions{Think: "high", NumCtx: &ctx, TopK: &topK, TopP: &topP}}
+	if _, err := b.Chat(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	// Without options the backend's settings stand.
+	if _, err := b.Chat(context.Background(), simpleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	var with, without struct {
+		Think   json.RawMessage            `json:"think"`
+		Options map[string]json.RawMessage `json:"options"`
+	}
+	json.Unmarshal(srv.RawRequests()[0], &with)
+	json.Unmarshal(srv.RawRequests()[1], &without)
+	if string(with.Think) != `"high"` || string(with.Options["num_ctx"]) != "32768" || string(with.Options["top_k"]) != "20" || string(with.Options["top_p"]) != "0.9" {
+		t.Errorf("with options: think %s options %v", with.Think, with.Options)
+	}
+	if _, ok := with.Options["min_p"]; ok {
+		t.Errorf("unset min_p sent")
+	}
+	if string(without.Think) != "false" || string(without.Options["num_ctx"]) != "4096" || without.Options["top_k"] != nil {
+		t.Errorf("without options: think %s options %v", without.Think, without.Options)
 	}
 }

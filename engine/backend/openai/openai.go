@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/ollamactx"
+	"github.com/toolward/toolward/schema"
 )
 
 // DefaultBaseURL is llama-server's address; the base URL is the API root,
@@ -239,6 +240,16 @@ func (b *Backend) encode(req *backend.Request, probe bool) ([]byte, error) {
 		MaxTokens: b.cfg.MaxTokens, Seed: req.Seed, Temperature: req.Temperature,
 		Stream: !b.cfg.NoStream,
 	}
+	var o *schema.OpenAIOptions
+	if req.Options != nil {
+		o = req.Options.OpenAI
+	}
+	if o != nil {
+		cr.ReasoningEffort, cr.TopP = o.ReasoningEffort, o.TopP
+		if o.MaxTokens != nil {
+			cr.MaxTokens = *o.MaxTokens
+		}
+	}
 	if probe {
 		cr.MaxTokens, cr.Stream = 1, false
 	}
@@ -248,7 +259,32 @@ func (b *Backend) encode(req *backend.Request, probe bool) ([]byte, error) {
 	if cr.Stream {
 		cr.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
-	return json.Marshal(&cr)
+	body, err := json.Marshal(&cr)
+	if err != nil || o == nil || len(o.Extra) == 0 {
+		return body, err
+	}
+	return withExtra(body, o.Extra)
+}
+
+// withExtra merges an options set's extra fields into an encoded request
+// body. A field the body already has is kept: toolward's own fields (the
+// model, the messages, the seed) are not the options' to replace.
+func withExtra(body []byte, extra map[string]any) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range extra {
+		if _, ok := m[k]; ok {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("openai: options extra %q: %w", k, err)
+		}
+		m[k] = raw
+	}
+	return json.Marshal(m)
 }
 
 // messages converts the conversation. Every tool result names the call it

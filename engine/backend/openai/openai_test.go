@@ -16,6 +16,7 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/openai"
 	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
+	"github.com/toolward/toolward/schema"
 )
 
 var calcTool = backend.Tool{
@@ -461,5 +462,37 @@ func TestPreflightEventStreamToNonStreaming(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `answered with an event stream (Content-Type "text/event-stream", starting "data: {`) ||
 		strings.Contains(err.Error(), "is base_url") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A cell's options set goes into the request: reasoning_effort, top_p,
+// max_tokens over the configured one, and extra merged into the body
+// without replacing toolward's own fields.
+func TestRequestCellOptions(t *testing.T) {
+	t.Parallel()
+	fake := fakeopenai.Start(t, fakeopenai.Options{Script: func(*fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Content: "14"} }})
+	b := newBackend(t, openai.Config{BaseURL: fake.BaseURL, MaxTokens: 256})
+	topP, maxTokens := 0.5, 1024
+	opts := &schema.OptionsSet{OpenAI: &schema.OpenAIOptions{ReasoningEffort: "high", TopP: &topP, MaxTokens: &maxTokens,
+		Extra: map[string]any{"chat_template_kwargs": map[string]any{"enable_thinking": true}, "model": "other"}}}
+	req := &backend.Request{Model: fakeopenai.DefaultModel, Messages: []backend.Message{{Role: "user", Content: "2+3?"}}, Tools: []backend.Tool{calcTool}, Options: opts}
+	if _, err := b.Chat(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(fake.RawRequests()[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"reasoning_effort": `"high"`, "top_p": "0.5", "max_tokens": "1024",
+		"chat_template_kwargs": `{"enable_thinking":true}`, "model": `"` + fakeopenai.DefaultModel + `"`, "seed": "0"} {
+		if got := string(body[k]); got != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+	}
+	if _, err := chat(t, b); err != nil {
+		t.Fatal(err)
+	}
+	if raw := string(fake.RawRequests()[1]); strings.Contains(raw, "reasoning_effort") || strings.Contains(raw, "top_p") || !strings.Contains(raw, `"max_tokens":256`) {
+		t.Errorf("request without options: %s", raw)
 	}
 }

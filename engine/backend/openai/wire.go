@@ -17,6 +17,9 @@ type chatRequest struct {
 	ToolChoice        string `json:"tool_choice,omitempty"`
 	ParallelToolCalls *bool  `json:"parallel_tool_calls,omitempty"`
 	MaxTokens         int    `json:"max_tokens,omitempty"`
+	// From the cell's options set, sent only when set.
+	ReasoningEffort string   `json:"reasoning_effort,omitempty"`
+	TopP            *float64 `json:"top_p,omitempty"`
 	// Always sent, zero included: a seed that does not reach the model is
 	// no seed.
 	Seed          int            `json:"seed"`

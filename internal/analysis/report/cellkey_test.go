@@ -9,15 +9,16 @@ import (
 
 // TestCellKeyJSON: a CellKey's JSON names every axis of the table but
 // the seed, numbers as numbers, and reads back as the same key; an axis
-// added to schema/cell appears here without an edit.
+// added to schema/cell appears here without an edit. A quiet axis at its
+// default (options "default") is left out, as before it existed.
 func TestCellKeyJSON(t *testing.T) {
 	t.Parallel()
-	k := KeyOf(cell.Cell{Model: `q"3`, Seed: 4, Temperature: 0.25, Tools: "n8", ToolCount: 8, Confirm: cell.ConfirmDeny, Descriptions: "terse"})
+	k := KeyOf(cell.Cell{Model: `q"3`, Seed: 4, Temperature: 0.25, Tools: "n8", ToolCount: 8, Confirm: cell.ConfirmDeny, Descriptions: "terse", Options: "deep"})
 	b, err := json.Marshal(k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"model":"q\"3","temperature":0.25,"tools":"n8","confirm":"deny","descriptions":"terse"}`; string(b) != want {
+	if want := `{"model":"q\"3","temperature":0.25,"tools":"n8","confirm":"deny","descriptions":"terse","options":"deep"}`; string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
 	}
 	var m map[string]any
@@ -32,5 +33,9 @@ func TestCellKeyJSON(t *testing.T) {
 	var back CellKey
 	if err := json.Unmarshal(b, &back); err != nil || back != k {
 		t.Errorf("read back %+v (%v), want %+v", back, err, k)
+	}
+	k.Options = ""
+	if b, _ := json.Marshal(k); string(b) != `{"model":"q\"3","temperature":0.25,"tools":"n8","confirm":"deny","descriptions":"terse"}` {
+		t.Errorf("default options: JSON %s", b)
 	}
 }

@@ -305,12 +305,15 @@ func (k CellKey) MarshalJSON() ([]byte, error) {
 	var b []byte
 	b = append(b, '{')
 	for _, a := range keyAxes() {
+		v := a.Format(k.Cell)
+		if a.Hides(v) {
+			continue // a summary of a matrix without the axis keeps its shape
+		}
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
 		name, _ := json.Marshal(a.Name)
 		b = append(append(b, name...), ':')
-		v := a.Format(k.Cell)
 		if !a.Numeric {
 			q, err := json.Marshal(v)
 			if err != nil {
