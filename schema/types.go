@@ -402,12 +402,12 @@ type Ollama struct {
 // plan. An empty axis in the file gets its default from #Config.
 type Matrix struct {
 	Models       []string           `json:"models"`
-	Seeds        []int              `json:"seeds"`        // default [1]
-	Temperatures []float64          `json:"temperatures"` // default [0]
-	Tools        []ToolSubset       `json:"tools"`        // default [{name: "needed"}]
-	Confirm      []cell.ConfirmMode `json:"confirm"`      // default ["auto"]
-	Descriptions []string           `json:"descriptions"` // default ["default"]
-	Options      []string           `json:"options"`      // default ["default"]
+	Seeds        []int              `json:"seeds"`             // default [1]
+	Temperatures []float64          `json:"temperatures"`      // default [0]
+	Tools        []ToolSubset       `json:"tools"`             // default [{name: "needed"}]
+	Confirm      []cell.ConfirmMode `json:"confirm"`           // default ["auto"]
+	Descriptions []string           `json:"descriptions"`      // default ["default"]
+	Options      []string           `json:"options,omitempty"` // default ["default"]
 }
 
 // OptionsSet is one value of the options axis: backend options by
