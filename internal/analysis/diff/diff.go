@@ -382,7 +382,7 @@ func sortChanges(cs []Change) {
 
 // order is the axis order of listed runs: the report's cell, then the
 // seed; each axis orders its values as package schema/cell says.
-var order = []string{cell.Model, cell.Temperature, cell.Tools, cell.Confirm, cell.Descriptions, cell.Seed}
+var order = []string{cell.Model, cell.Temperature, cell.Tools, cell.Confirm, cell.Descriptions, cell.Options, cell.Seed}
 
 // compareKeys orders runs by case, then cell (in order).
 func compareKeys(x, y key) int {

@@ -108,7 +108,7 @@ type caseAgg struct {
 }
 
 // axisNames are the breakdown axes in display order.
-var axisNames = [...]string{"temperature", "seed", "tools", "confirm", "descriptions"}
+var axisNames = [...]string{"temperature", "seed", "tools", "confirm", "descriptions", "options"}
 
 func newAggregator() *aggregator {
 	a := &aggregator{
@@ -466,7 +466,9 @@ func (a *aggregator) breakdowns() (fixed []Field, breakdowns []Breakdown) {
 		}
 		vs := sortAxisValues(ax, slices.Collect(maps.Keys(values)), a)
 		if len(vs) == 1 {
-			fixed = append(fixed, Field{Name: ax, Value: orDash(vs[0])})
+			if !cell.Lookup(ax).Hides(vs[0]) { // options "default" is not worth a line
+				fixed = append(fixed, Field{Name: ax, Value: orDash(vs[0])})
+			}
 			continue
 		}
 		if len(vs) == 0 {

@@ -30,6 +30,7 @@ var t0 = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 // run is a compact record spec.
 type run struct {
 	model, tools, confirm, desc string
+	options                     string // "" for the default set
 	temp                        float64
 	toolCount, seed             int
 	kase, outcome               string
@@ -45,7 +46,7 @@ func (r run) record(i int) *record.Record {
 		ID:   r.id,
 		Case: r.kase,
 		Cell: record.Cell{Model: r.model, Seed: r.seed, Temperature: r.temp, Tools: r.tools, ToolCount: r.toolCount,
-			Confirm: cell.ConfirmMode(r.confirm), Descriptions: r.desc},
+			Confirm: cell.ConfirmMode(r.confirm), Descriptions: r.desc, Options: r.options},
 		Outcome:  record.Outcome(r.outcome),
 		Attempts: 1,
 		Started:  t0.Add(time.Duration(i) * time.Second),
@@ -53,7 +54,7 @@ func (r run) record(i int) *record.Record {
 		Tokens:   record.Tokens{In: 200 + 10*r.seed, Out: 20 + r.seed},
 	}
 	if rec.ID == "" {
-		rec.ID = fmt.Sprintf("%s|%s|%g|%s|%s|%s|%d", r.kase, r.model, r.temp, r.tools, r.confirm, r.desc, r.seed)
+		rec.ID = fmt.Sprintf("%s|%s|%g|%s|%s|%s|%d%s", r.kase, r.model, r.temp, r.tools, r.confirm, r.desc, r.seed, r.options)
 	}
 	for _, s := range r.reasons {
 		code, detail, _ := strings.Cut(s, ": ")

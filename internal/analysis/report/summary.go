@@ -569,7 +569,8 @@ type Point struct {
 // cases: every unit is a case in a cell that ran with both values (the
 // cell otherwise identical, seeds pooled), and units are clustered by case.
 type Comparison struct {
-	// Axis is "model", "temperature", "tools", "confirm" or "descriptions".
+	// Axis is "model", "temperature", "tools", "confirm", "descriptions"
+	// or "options".
 	Axis string `json:"axis"`
 	// Model is the model compared within, for axes other than model; ""
 	// means pooled over models.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // Table is one table of the reports as data: the builders below fill it
@@ -400,15 +402,25 @@ func (s *Summary) cellsTable() *Table {
 		col("model"), numCol("temp"), col("tools"), col("confirm"), col("descriptions"), numCol("offered"),
 		numCol("runs"), numCol("pass"), numCol("fail"), numCol("error"), rateCol("pass rate [95% CI]"), numCol("pass@k"), numCol("pass^k"),
 	}}
+	// The options column only when some cell has a set: a matrix without
+	// the axis keeps its table.
+	opts := slices.ContainsFunc(s.Cells, func(c CellSummary) bool { return c.Cell.Options != "" })
+	if opts {
+		t.Columns = slices.Insert(t.Columns, 5, col("options"))
+	}
 	for _, c := range s.Cells {
 		k := c.Cell
 		rate := rateCell(c.Tally)
 		rate.Marks = c.Warnings
 		passAt, passHat := textCell(passK(c.PassAtK)), textCell(passK(c.PassHatK))
 		passAt.Title, passHat.Title = kvec(c.PassAtK), kvec(c.PassHatK)
-		t.Rows = append(t.Rows, []Cell{nameCell(k.Model), textCell(fmtFloat(k.Temperature)), nameCell(k.Tools), textCell(orDash(string(k.Confirm))),
+		row := []Cell{nameCell(k.Model), textCell(fmtFloat(k.Temperature)), nameCell(k.Tools), textCell(orDash(string(k.Confirm))),
 			nameCell(orDash(k.Descriptions)), textCell(toolRange(c)), numCell(c.Runs), numCell(c.Pass), numCell(c.Fail), numCell(c.Error),
-			rate, passAt, passHat})
+			rate, passAt, passHat}
+		if opts {
+			row = slices.Insert(row, 5, nameCell(k.Cell.Value(cell.Options)))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
