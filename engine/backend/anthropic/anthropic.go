@@ -185,7 +185,9 @@ func (b *Backend) send(ctx context.Context, body []byte, doing, model string) (*
 
 // encode builds the request body: top-level system, the conversation as
 // content blocks, the tools, temperature always, tool_choice and
-// thinking when configured. A probe asks for one token and no thinking.
+// thinking when configured; the cell's options set (top_p, max_tokens,
+// thinking_budget) goes over the configuration. A probe asks for one
+// token and no thinking.
 func (b *Backend) encode(req *backend.Request, probe bool) ([]byte, error) {
 	tools, err := b.tools(req.Tools)
 	if err != nil {
@@ -202,8 +204,19 @@ func (b *Backend) encode(req *backend.Request, probe bool) ([]byte, error) {
 	if len(tools) > 0 {
 		mr.ToolChoice = b.toolChoice()
 	}
-	if b.cfg.ThinkingBudget > 0 {
-		mr.Thinking = &thinking{Type: "enabled", BudgetTokens: b.cfg.ThinkingBudget}
+	budget := b.cfg.ThinkingBudget
+	if req.Options != nil && req.Options.Anthropic != nil {
+		o := req.Options.Anthropic
+		mr.TopP = o.TopP
+		if o.MaxTokens != nil {
+			mr.MaxTokens = *o.MaxTokens
+		}
+		if o.ThinkingBudget != nil {
+			budget = *o.ThinkingBudget
+		}
+	}
+	if budget > 0 {
+		mr.Thinking = &thinking{Type: "enabled", BudgetTokens: budget}
 	}
 	if probe {
 		mr.MaxTokens, mr.Thinking, mr.ToolChoice = 1, nil, nil

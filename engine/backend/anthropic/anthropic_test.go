@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
 )
 
@@ -325,5 +326,32 @@ func TestNewKey(t *testing.T) {
 	}
 	if _, err := New(Config{ThinkingBudget: 4096}); err == nil {
 		t.Error("a thinking budget of max_tokens: no error")
+	}
+}
+
+// A cell's options set goes over the configuration: top_p, max_tokens
+// and a thinking budget where the backend has none.
+func TestRequestCellOptions(t *testing.T) {
+	t.Parallel()
+	fake := fakeanthropic.Start(t, fakeanthropic.Options{Script: fakeanthropic.Queue(fakeanthropic.Reply{Content: "done"}, fakeanthropic.Reply{Content: "done"})})
+	b := newBackend(t, Config{BaseURL: fake.URL, MaxTokens: 512})
+	topP, maxTokens, budget := 0.8, 8192, 2048
+	req := &backend.Request{Model: fakeanthropic.DefaultModel, Messages: []backend.Message{{Role: "user", Content: "2+3?"}}, Temperature: 1,
+		Options: &schema.OptionsSet{Anthropic: &schema.AnthropicOptions{TopP: &topP, MaxTokens: &maxTokens, ThinkingBudget: &budget}}}
+	if _, err := b.Chat(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	req.Options = nil
+	if _, err := b.Chat(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	raw := fake.RawRequests()
+	for _, want := range []string{`"max_tokens":8192`, `"top_p":0.8`, `"thinking":{"type":"enabled","budget_tokens":2048}`} {
+		if !strings.Contains(string(raw[0]), want) {
+			t.Errorf("with options: no %s in %s", want, raw[0])
+		}
+	}
+	if s := string(raw[1]); !strings.Contains(s, `"max_tokens":512`) || strings.Contains(s, "top_p") || strings.Contains(s, "thinking") {
+		t.Errorf("without options: %s", s)
 	}
 }

@@ -16,6 +16,7 @@ type messagesRequest struct {
 	ToolChoice *toolChoice `json:"tool_choice,omitempty"`
 	// Always sent, zero included. The API takes no seed.
 	Temperature float64   `json:"temperature"`
+	TopP        *float64  `json:"top_p,omitempty"` // from the cell's options set
 	Thinking    *thinking `json:"thinking,omitempty"`
 	Stream      bool      `json:"stream"`
 }
