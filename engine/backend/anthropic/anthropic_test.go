@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
-	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
+	"github.com/toolward/toolward/schema"
 )
 
 var calc = backend.Tool{Name: "calculate", Description: "Evaluates arithmetic.", InputSchema: json.RawMessage(`{"type":"object","properties":{"expression":{"type":"string"}},"required":["expression"]}`)}
