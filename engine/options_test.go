@@ -57,3 +57,48 @@ limits: {retries: 0}
 		t.Errorf("requests' think|num_ctx: %v", think)
 	}
 }
+
+// TestRunOptionsReplayWhen: a cassette's `when` and a case's `when`
+// select cells by options set: the deep cell replays its own run and is
+// judged by its own expectation, the default cell by the case's.
+func TestRunOptionsReplayWhen(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.MkdirAll("cases", 0o755)
+	os.MkdirAll("cassettes", 0o755)
+	os.WriteFile("cases/q.yaml", []byte(`id: q
+prompt: How many?
+expect:
+  answer: {$contains: "four"}
+  when:
+    - options: deep
+      answer: {$contains: "five"}
+`), 0o644)
+	os.WriteFile("cassettes/q.yaml", []byte(`case: q
+runs:
+  - when: {options: deep}
+    turns: [{content: "five"}]
+  - turns: [{content: "four"}]
+`), 0o644)
+	os.WriteFile("r.cue", []byte(`
+name: "r"
+cases: ["cases/*.yaml"]
+server: builtin: {}
+backend: replay: "cassettes"
+options_sets: deep: ollama: think: true
+matrix: {models: ["m"], options: ["default", "deep"]}
+`), 0o644)
+	res, err := Run(context.Background(), Options{ConfigPath: "r.cue", Builtin: Bundled, Backoff: noBackoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := readRuns(t, res.Dir)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		if r.Outcome != "pass" {
+			t.Errorf("options %q: %s %v (answer %q)", r.Cell.Options, r.Outcome, r.Reasons, r.Trace.Answer)
+		}
+	}
+}
