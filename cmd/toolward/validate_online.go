@@ -139,18 +139,6 @@ func goldenStates(ctx context.Context, src *session.Source, cases []*schema.Case
 	return errs
 }
 
-// serverTools connects to a server as run does and returns its tools.
-func serverTools(s schema.Server, timeout time.Duration) ([]toolset.Tool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	src, err := openServer(ctx, s, timeout)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	return src.Tools(), nil
-}
-
 // openServer connects to a server as run does.
 func openServer(ctx context.Context, s schema.Server, timeout time.Duration) (*session.Source, error) {
 	opts := session.Options{Server: s, ClientVersion: engine.Version()}

@@ -300,13 +300,11 @@ type MergeResult struct {
 	MissingShards []string
 }
 
-// Merge joins the result directories dirs, shards of one job, into out,
-// which must not exist or be empty. It refuses shards that ran different
-// configs, case files, scoring rules, filters or tool lists (Meta.Server,
-// kept in out when every shard recorded it). It does not build reports.
-func Merge(out string, dirs []string) (*MergeResult, error) { return MergeEach(out, dirs, nil) }
-
-// MergeEach is Merge calling each, when not nil, with every record it
+// MergeEach joins the result directories dirs, shards of one job, into
+// out, which must not exist or be empty. It refuses shards that ran
+// different configs, case files, scoring rules, filters or tool lists
+// (Meta.Server, kept in out when every shard recorded it). It does not
+// build reports; it calls each, when not nil, with every record it
 // writes to out/runs.jsonl, in order: the summary view of the line as
 // written (see RunsSummary), for a reader that would otherwise read the
 // file back, such as the reports.
@@ -454,10 +452,6 @@ func MergeEach(out string, dirs []string, each func(rec *record.Record, whole fu
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return res, nil
-}
-
-func eachRecord(dir string, fn func(*record.Record, error) error) error {
-	return eachLine(dir, func(r *record.Reader) error { return fn(r.Record()) })
 }
 
 // withReader calls fn with a reader of dir/runs.jsonl; a missing file

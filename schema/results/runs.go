@@ -208,12 +208,3 @@ func WriteRunLines(dir string, fill func(put func(Line) ([]byte, error)) error) 
 		})
 	})
 }
-
-// WriteRuns writes dir/runs.jsonl atomically with the records fill puts,
-// each as it is (the format version it carries is kept), within
-// record.MaxRecordBytes.
-func WriteRuns(dir string, fill func(put func(*record.Record) error) error) error {
-	return writeAtomic(filepath.Join(dir, RunsFile), func(w io.Writer) error {
-		return fill(func(rec *record.Record) error { return writeLine(w, rec) })
-	})
-}

@@ -129,11 +129,6 @@ func newAggregator() *aggregator {
 	return a
 }
 
-// add folds one whole record in. rec is not retained, except for the
-// trace of an example, which the reader allocates afresh for every
-// record.
-func (a *aggregator) add(rec *record.Record) { a.addSummary(rec, nil) }
-
 // addSummary folds in a record's summary view (record.Reader.Summary),
 // whose whole record whole decodes, in place, when it becomes an
 // example; nil whole means rec is whole.
