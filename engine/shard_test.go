@@ -39,7 +39,7 @@ func TestShardsMergeToTheWholeJob(t *testing.T) {
 		run(fmt.Sprintf("%d/3", i), d)
 		dirs = append(dirs, d)
 	}
-	res, err := results.Merge("merged", dirs)
+	res, err := results.MergeEach("merged", dirs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func TestOneRuleForEveryReader(t *testing.T) {
 
 	// merge
 	merged := filepath.Join(t.TempDir(), "merged")
-	if _, err := results.Merge(merged, []string{dir}); err != nil {
+	if _, err := results.MergeEach(merged, []string{dir}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := kept(t, "merge", merged); !slices.Equal(got, wantKept) {
