@@ -20,7 +20,8 @@ const (
 )
 
 // FindTextCalls returns the tool calls written as text in t's turns (or,
-// for a trace without turns, in its answer), in order. It is a pure
+// for a trace without turns, in its answer), in order, then those
+// written in the turns' thinking (TextCall.Thinking). It is a pure
 // function of the trace, with the families of textcall.Default.
 func FindTextCalls(t Trace) []TextCall {
 	texts, answerOnly := t.Turns, len(t.Turns) == 0
@@ -47,6 +48,26 @@ func FindTextCalls(t Trace) []TextCall {
 				continue
 			}
 			out = append(out, TextCall{Turn: turn, Family: f.Family, Tool: f.Tool, Args: f.Args})
+		}
+	}
+	// Then the thinking of each turn, within what is left of the same
+	// budgets: a call the model thought of and did not make.
+	for i, text := range t.Thinking {
+		if budget <= 0 || len(out) >= MaxTextCalls || work.Spent() {
+			break
+		}
+		if text == "" {
+			continue
+		}
+		if len(text) > budget {
+			text = text[:budget]
+		}
+		budget -= min(len(text), textcall.MaxText)
+		for _, f := range textcall.Default().FindWithin(text, work) {
+			if parsedToo(t.Calls, i, f) {
+				continue
+			}
+			out = append(out, TextCall{Turn: i, Family: f.Family, Tool: f.Tool, Args: f.Args, Thinking: true})
 		}
 	}
 	if len(out) > MaxTextCalls {
@@ -98,6 +119,7 @@ func sameValue(a, b any) bool {
 // when one names a forbidden tool. fails says the run fails anyway, and
 // then the calls are named as a reason whatever the rules.
 func textCallReason(r rules, calls []TextCall, fails bool) (Reason, bool) {
+	calls = slices.DeleteFunc(slices.Clone(calls), func(c TextCall) bool { return c.Thinking })
 	if len(calls) == 0 {
 		return Reason{}, false
 	}

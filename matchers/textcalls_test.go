@@ -114,3 +114,31 @@ func TestTextCallEchoOfParsedCall(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingCallsApart: a call written in a turn's thinking is found
+// and marked Thinking, never fails a run (a no_calls case passes, a
+// forbidden tool is not "attempted"), and a call the turn really made is
+// not counted again.
+func TestThinkingCallsApart(t *testing.T) {
+	t.Parallel()
+	noCalls := expect(t, `{no_calls: true, answer: {$contains: Paris}}`)
+	forbid := expect(t, `{forbid: [calculate], answer: {$contains: Paris}}`)
+	thought := `<tool_call>{"name": "calculate", "arguments": {"expression": "1+1"}}</tool_call>`
+	tr := Trace{Answer: "Paris", Turns: []string{"Paris"}, Thinking: []string{thought}}
+	for name, e := range map[string]*Expectation{"no_calls": noCalls, "forbid": forbid} {
+		v := e.Score(tr, Cell{})
+		if !v.Pass || len(v.TextCalls) != 1 || !v.TextCalls[0].Thinking || v.TextCalls[0].Tool != "calculate" || v.TextCalls[0].Turn != 0 {
+			t.Errorf("%s: pass %v, reasons %v, text calls %+v; want a pass with one thinking call", name, v.Pass, v.Reasons, v.TextCalls)
+		}
+	}
+	// The same markup in the content still fails, and is not a thinking call.
+	v := noCalls.Score(Trace{Answer: hiddenCall, Turns: []string{hiddenCall}, Thinking: []string{""}}, Cell{})
+	if v.Pass || len(v.TextCalls) != 1 || v.TextCalls[0].Thinking {
+		t.Errorf("content call: pass %v, text calls %+v", v.Pass, v.TextCalls)
+	}
+	// Thought of, then made in the same turn: not a call "thought of and not made".
+	made := Trace{Calls: []Call{call("calculate", `{"expression": "1+1"}`)}, Answer: "Paris", Turns: []string{"", "Paris"}, Thinking: []string{thought, ""}}
+	if v := forbid.Score(made, Cell{}); len(v.TextCalls) != 0 {
+		t.Errorf("a call made after thinking of it: text calls %+v", v.TextCalls)
+	}
+}

@@ -48,6 +48,11 @@ type Trace struct {
 	// FindTextCalls). A golden trajectory has no turns: its Answer is
 	// scanned instead.
 	Turns []string
+	// Thinking holds the thinking text of every model turn, by turn
+	// index ("" for a turn without); calls written in it are found too,
+	// but judged apart (TextCall.Thinking): the model thought of a call
+	// and did not make it.
+	Thinking []string
 	// State holds what the state probes saw after the conversation, one
 	// result per probe of Expectation.Probes for the run's cell. Nil means
 	// not observed (a golden trajectory judged offline): expect.state is
@@ -71,6 +76,9 @@ type TextCall struct {
 	Family string         `json:"family"` // e.g. "hermes" for <tool_call>…</tool_call>
 	Tool   string         `json:"tool"`
 	Args   map[string]any `json:"args"`
+	// Thinking is set for a call written in the turn's thinking text
+	// rather than its content: never a reason of the verdict.
+	Thinking bool `json:"thinking,omitempty"`
 }
 
 // Cell names the matrix cell a run belongs to (package schema/cell holds

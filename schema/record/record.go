@@ -282,6 +282,12 @@ func (t Trace) Scored() matchers.Trace {
 	out := matchers.Trace{Answer: t.Answer, Calls: make([]matchers.Call, len(t.Calls)), Turns: make([]string, len(t.Turns))}
 	for i, tu := range t.Turns {
 		out.Turns[i] = tu.Content
+		if tu.Thinking != "" {
+			if out.Thinking == nil {
+				out.Thinking = make([]string, len(t.Turns))
+			}
+			out.Thinking[i] = tu.Thinking
+		}
 	}
 	// userOf[k] is the user turn model turn k answers.
 	var userOf []int

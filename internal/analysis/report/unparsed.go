@@ -16,11 +16,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema/record"
 )
 
 // textCallsAdvice is what a reader should do about text calls.
-const textCallsAdvice = "The model tried to call a tool but the server did not parse the call, so it was never executed: check the model's chat template (or the server's tool-call parser). A run counted here as lost is not an abstention."
+const textCallsAdvice = "The model tried to call a tool but the server did not parse the call, so it was never executed: check the model's chat template (or the server's tool-call parser). A run counted here as lost is not an abstention. Calls written in the model's thinking are counted apart: it thought of a call and did not make it; they never fail a run."
 
 // TextCallRow counts, for one model, its scored runs (pass and fail) by
 // whether the model made real calls, abstained, or wrote its calls as text.
@@ -40,6 +41,11 @@ type TextCallRow struct {
 	// markup family (e.g. hermes), most first.
 	Calls    int          `json:"calls"`
 	Families []NamedCount `json:"families"`
+	// InThinking counts the scored runs with a call written in the
+	// model's thinking (it thought of a call and did not make it), and
+	// ThinkingCalls those calls; they are not counted above.
+	InThinking    int `json:"in_thinking,omitempty"`
+	ThinkingCalls int `json:"thinking_calls,omitempty"`
 	// Example is the first run of the model with text calls.
 	Example *TextCallExample `json:"example,omitempty"`
 }
@@ -85,6 +91,12 @@ func (a *textCallAgg) add(rec *record.Record) {
 		a.models[rec.Cell.Model] = m
 	}
 	r, tc := &m.row, rec.Trace.TextCalls
+	if n := countThinking(tc); n > 0 {
+		a.any = true
+		r.InThinking++
+		r.ThinkingCalls += n
+		tc = slices.DeleteFunc(slices.Clone(tc), func(c matchers.TextCall) bool { return c.Thinking })
+	}
 	r.Scored++
 	if len(rec.Trace.Calls) == 0 {
 		r.NoCalls++
@@ -110,6 +122,17 @@ func (a *textCallAgg) add(rec *record.Record) {
 		args, _ := json.Marshal(tc[0].Args)
 		r.Example = &TextCallExample{Case: rec.Case, RunID: rec.ID, Turn: tc[0].Turn, Family: tc[0].Family, Tool: tc[0].Tool, Args: string(args)}
 	}
+}
+
+// countThinking counts the calls written in thinking.
+func countThinking(tc []matchers.TextCall) int {
+	n := 0
+	for _, c := range tc {
+		if c.Thinking {
+			n++
+		}
+	}
+	return n
 }
 
 // rows returns one row per model in name order, or nil when no run had
@@ -165,11 +188,11 @@ func (s *Summary) writeTextCallsMarkdown(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "## Tool calls written as text\n\n%s\n\n", textCallsAdvice)
-	fmt.Fprintf(w, "| model | scored | without calls | abstained | calls lost | runs with text calls | of them failed | text calls | markup |\n")
-	fmt.Fprintf(w, "| --- | --: | --: | --: | --: | --: | --: | --: | --- |\n")
+	fmt.Fprintf(w, "| model | scored | without calls | abstained | calls lost | runs with text calls | of them failed | text calls | markup | runs with calls in thinking | calls in thinking |\n")
+	fmt.Fprintf(w, "| --- | --: | --: | --: | --: | --: | --: | --: | --- | --: | --: |\n")
 	for _, r := range s.TextCalls {
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d | %d | %s |\n", mdCode(r.Model), r.Scored, r.NoCalls, r.Abstained, r.Lost,
-			r.WithText, r.Failed, r.Calls, mdCell(familiesText(r.Families)))
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d | %d | %s | %d | %d |\n", mdCode(r.Model), r.Scored, r.NoCalls, r.Abstained, r.Lost,
+			r.WithText, r.Failed, r.Calls, mdCell(familiesText(r.Families)), r.InThinking, r.ThinkingCalls)
 	}
 	fmt.Fprintln(w)
 	for _, r := range s.TextCalls {
@@ -184,8 +207,8 @@ func (s *Summary) writeTextCallsMarkdown(w io.Writer) {
 var textCallsHTML = template.Must(template.New("textcalls").Parse(`<section id="text-calls">
 <h2>Tool calls written as text</h2>
 <p class="note">{{.Advice}}</p>
-<div class="scroll"><table id="text-calls-table"><thead><tr><th>model</th><th class="n">scored</th><th class="n">without calls</th><th class="n">abstained</th><th class="n">calls lost</th><th class="n">runs with text calls</th><th class="n">of them failed</th><th class="n">text calls</th><th>markup</th><th>example</th></tr></thead><tbody>
-{{range .Rows}}<tr><td class="nowrap"><code>{{.Model}}</code></td><td class="n">{{.Scored}}</td><td class="n">{{.NoCalls}}</td><td class="n">{{.Abstained}}</td><td class="n">{{if .Lost}}<span class="badge b-fail">{{.Lost}}</span>{{else}}0{{end}}</td><td class="n">{{.WithText}}</td><td class="n">{{.Failed}}</td><td class="n">{{.Calls}}</td><td>{{range $i, $f := .Families}}{{if $i}}, {{end}}{{$f.Name}} {{$f.Count}}{{end}}</td><td>{{with .Example}}<code>{{.Case}}</code> turn {{.Turn}}: <code>{{.Tool}}</code> <code>{{.Args}}</code>{{end}}</td></tr>
+<div class="scroll"><table id="text-calls-table"><thead><tr><th>model</th><th class="n">scored</th><th class="n">without calls</th><th class="n">abstained</th><th class="n">calls lost</th><th class="n">runs with text calls</th><th class="n">of them failed</th><th class="n">text calls</th><th>markup</th><th class="n">runs with calls in thinking</th><th class="n">calls in thinking</th><th>example</th></tr></thead><tbody>
+{{range .Rows}}<tr><td class="nowrap"><code>{{.Model}}</code></td><td class="n">{{.Scored}}</td><td class="n">{{.NoCalls}}</td><td class="n">{{.Abstained}}</td><td class="n">{{if .Lost}}<span class="badge b-fail">{{.Lost}}</span>{{else}}0{{end}}</td><td class="n">{{.WithText}}</td><td class="n">{{.Failed}}</td><td class="n">{{.Calls}}</td><td>{{range $i, $f := .Families}}{{if $i}}, {{end}}{{$f.Name}} {{$f.Count}}{{end}}</td><td class="n">{{.InThinking}}</td><td class="n">{{.ThinkingCalls}}</td><td>{{with .Example}}<code>{{.Case}}</code> turn {{.Turn}}: <code>{{.Tool}}</code> <code>{{.Args}}</code>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 </section>
 `))

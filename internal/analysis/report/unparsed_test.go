@@ -114,3 +114,27 @@ func TestPassRateLineSaysTextCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingCallsCountedApart: calls written in the model's thinking
+// are counted in their own columns, never as calls lost or text calls: a
+// run that thought of a call and made none is an abstention.
+func TestThinkingCallsCountedApart(t *testing.T) {
+	t.Parallel()
+	thought := []matchers.TextCall{{Turn: 0, Family: "hermes", Tool: "calculate", Thinking: true}}
+	a := newAggregator()
+	a.add(&record.Record{ID: "a", Case: "c", Cell: record.Cell{Model: "m"}, Outcome: record.Pass, Trace: record.Trace{TextCalls: thought}})
+	a.add(&record.Record{ID: "b", Case: "c", Cell: record.Cell{Model: "m"}, Outcome: record.Pass, Trace: record.Trace{TextCalls: append(thought, thought...)}})
+	s := a.summary()
+	want := []TextCallRow{{Model: "m", Scored: 2, NoCalls: 2, Abstained: 2, InThinking: 2, ThinkingCalls: 3}}
+	if !reflect.DeepEqual(s.TextCalls, want) {
+		got, _ := json.MarshalIndent(s.TextCalls, "", " ")
+		t.Errorf("text calls:\n%s", got)
+	}
+	var md bytes.Buffer
+	if err := s.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| calls in thinking |") || !strings.Contains(md.String(), "| 2 | 3 |") {
+		t.Errorf("report.md lacks the thinking columns:\n%s", md.String())
+	}
+}
