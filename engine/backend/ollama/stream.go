@@ -1,7 +1,6 @@
 package ollama
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -140,56 +139,30 @@ func (r *reply) text(b *strings.Builder, s string) {
 // lineReader reads NDJSON lines. Readers are pooled, so a request
 // allocates no read buffer.
 type lineReader struct {
-	br   *bufio.Reader
-	long []byte // a line longer than br's buffer
+	lines backend.Lines
 }
 
-var lineReaders = sync.Pool{New: func() any { return &lineReader{br: bufio.NewReaderSize(nil, readBufSize)} }}
+var lineReaders = sync.Pool{New: func() any { return &lineReader{lines: backend.NewLines(readBufSize)} }}
 
 func getLineReader(r io.Reader) *lineReader {
 	l := lineReaders.Get().(*lineReader)
-	l.br.Reset(r)
+	l.lines.Reset(r, pooledCap)
 	return l
 }
 
 func putLineReader(l *lineReader) {
-	l.br.Reset(nil)
-	if cap(l.long) > pooledCap {
-		l.long = nil
-	}
+	l.lines.Reset(nil, pooledCap)
 	lineReaders.Put(l)
 }
 
-// next returns the next line without its line ending, valid until the
-// next call; io.EOF at the end of the stream; errCut for a line longer
+// next reads one line (backend.Lines.Next), errCut for a line longer
 // than limit, which it does not hold in memory whole.
 func (l *lineReader) next(limit int) ([]byte, error) {
-	line, err := l.br.ReadSlice('\n')
-	switch {
-	case err == nil || (errors.Is(err, io.EOF) && len(line) > 0):
-		return trimEOL(line), nil
-	case !errors.Is(err, bufio.ErrBufferFull):
-		return nil, err
+	line, err := l.lines.Next(limit)
+	if errors.Is(err, backend.ErrLineTooLong) {
+		return nil, errCut
 	}
-	l.long = append(l.long[:0], line...)
-	for {
-		if len(l.long) > limit {
-			return nil, errCut
-		}
-		line, err = l.br.ReadSlice('\n')
-		l.long = append(l.long, line...)
-		switch {
-		case err == nil, errors.Is(err, io.EOF):
-			return trimEOL(l.long), nil
-		case !errors.Is(err, bufio.ErrBufferFull):
-			return nil, err
-		}
-	}
-}
-
-func trimEOL(l []byte) []byte {
-	l = bytes.TrimSuffix(l, []byte("\n"))
-	return bytes.TrimSuffix(l, []byte("\r"))
+	return line, err
 }
 
 // chatLine is one line of a chat stream: a chunk, or {"error": …}.
@@ -217,10 +190,10 @@ func readChat(body io.Reader, r *reply) error {
 		case errors.Is(err, errCut):
 			// A line longer than what the reply may still hold: the
 			// model's if it is cut inside what a model writes.
-			if !backend.CutInside(lr.long, modelParts...) {
+			if !backend.CutInside(lr.lines.Partial(), modelParts...) {
 				return &backend.StreamFault{What: fmt.Sprintf("a line of more than %d bytes, cut outside the reply's text and tool calls", room)}
 			}
-			salvageCalls(lr.long, r)
+			salvageCalls(lr.lines.Partial(), r)
 			r.cut = true
 			return errCut
 		case err != nil:

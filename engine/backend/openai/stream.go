@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -36,9 +35,8 @@ var errBrokenStream = errors.New("stream ended before the final event")
 // allocates no read buffer; one that grew past pooledCap for a long event
 // is dropped rather than kept.
 type sseReader struct {
-	br   *bufio.Reader
-	data []byte // the current event's data, lines joined by \n
-	long []byte // a line longer than br's buffer
+	lines backend.Lines
+	data  []byte // the current event's data, lines joined by \n
 }
 
 const (
@@ -46,22 +44,19 @@ const (
 	pooledCap   = 64 << 10
 )
 
-var readers = sync.Pool{New: func() any { return &sseReader{br: bufio.NewReaderSize(nil, readBufSize)} }}
+var readers = sync.Pool{New: func() any { return &sseReader{lines: backend.NewLines(readBufSize)} }}
 
 func getReader(r io.Reader) *sseReader {
 	s := readers.Get().(*sseReader)
-	s.br.Reset(r)
+	s.lines.Reset(r, pooledCap)
 	s.data = s.data[:0]
 	return s
 }
 
 func putReader(s *sseReader) {
-	s.br.Reset(nil)
+	s.lines.Reset(nil, pooledCap)
 	if cap(s.data) > pooledCap {
 		s.data = nil
-	}
-	if cap(s.long) > pooledCap {
-		s.long = nil
 	}
 	readers.Put(s)
 }
@@ -80,7 +75,7 @@ func (s *sseReader) next(maxEvent int) ([]byte, error) {
 	for {
 		line, err := s.line(maxEvent - len(s.data))
 		if errors.Is(err, errCut) {
-			field, value, _ := bytes.Cut(s.long, []byte(":"))
+			field, value, _ := bytes.Cut(s.lines.Partial(), []byte(":"))
 			if string(field) != "data" {
 				return nil, &backend.StreamFault{What: fmt.Sprintf("a line of more than %d bytes that is not event data", maxEvent)}
 			}
@@ -141,36 +136,13 @@ func (s *sseReader) cut(maxEvent int) error {
 	return &backend.StreamFault{What: fmt.Sprintf("an event of more than %d bytes, cut outside the reply's text and tool calls", maxEvent)}
 }
 
-// line reads one line without its line ending, valid until the next
-// call. A line longer than the read buffer is joined in s.long; past
-// limit bytes it is errCut.
+// line reads one line (backend.Lines.Next), errCut past limit bytes.
 func (s *sseReader) line(limit int) ([]byte, error) {
-	l, err := s.br.ReadSlice('\n')
-	if err == nil || (errors.Is(err, io.EOF) && len(l) > 0) {
-		return trimEOL(l), nil
+	l, err := s.lines.Next(limit)
+	if errors.Is(err, backend.ErrLineTooLong) {
+		return nil, errCut
 	}
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, err
-	}
-	s.long = append(s.long[:0], l...)
-	for {
-		if len(s.long) > limit {
-			return nil, errCut
-		}
-		l, err = s.br.ReadSlice('\n')
-		s.long = append(s.long, l...)
-		switch {
-		case err == nil, errors.Is(err, io.EOF):
-			return trimEOL(s.long), nil
-		case !errors.Is(err, bufio.ErrBufferFull):
-			return nil, err
-		}
-	}
-}
-
-func trimEOL(l []byte) []byte {
-	l = bytes.TrimSuffix(l, []byte("\n"))
-	return bytes.TrimSuffix(l, []byte("\r"))
+	return l, err
 }
 
 // accumulator builds one reply from streamed deltas (or from one whole
