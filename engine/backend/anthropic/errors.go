@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -98,19 +97,9 @@ func serverMessage(body []byte) string {
 	return strings.TrimSpace(abbreviate(body))
 }
 
-// retryAfter reads how long the server asks to wait: retry-after in
-// seconds or as an HTTP date; capped at MaxRetryAfter, 0 when absent or
-// unreadable.
+// retryAfter is backend.RetryAfter capped at MaxRetryAfter.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	var d time.Duration
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			d = time.Duration(s * float64(time.Second))
-		} else if t, err := http.ParseTime(v); err == nil {
-			d = t.Sub(now)
-		}
-	}
-	return min(max(d, 0), MaxRetryAfter)
+	return backend.RetryAfter(h, now, MaxRetryAfter)
 }
 
 // readError maps a failure while reading a reply.

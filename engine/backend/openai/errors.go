@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -139,24 +138,9 @@ func overflow(low string, code int) bool {
 	return false
 }
 
-// retryAfter reads how long the server asks to wait: retry-after-ms
-// (OpenAI), else Retry-After in seconds or as an HTTP date; capped at
-// MaxRetryAfter, 0 when absent or unreadable.
+// retryAfter is backend.RetryAfter capped at MaxRetryAfter.
 func retryAfter(h http.Header, now time.Time) time.Duration {
-	var d time.Duration
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); d == 0 && v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			d = time.Duration(s * float64(time.Second))
-		} else if t, err := http.ParseTime(v); err == nil {
-			d = t.Sub(now)
-		}
-	}
-	return min(max(d, 0), MaxRetryAfter)
+	return backend.RetryAfter(h, now, MaxRetryAfter)
 }
 
 // transportError maps a failure to get a response (or to read one) to a
