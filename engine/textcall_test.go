@@ -64,7 +64,7 @@ matrix: models: ["m"]
 		t.Fatal(err)
 	}
 	v := l.Rules[r.Case].Judge(r.Cell, r.Trace, nil)
-	if v.Outcome != record.Fail || !reflect.DeepEqual(v.Reasons, r.Reasons) || !reflect.DeepEqual(v.TextCalls, r.Trace.TextCalls) {
+	if record.OutcomeOf(v.Pass) != record.Fail || !reflect.DeepEqual(v.Reasons, r.Reasons) || !reflect.DeepEqual(v.TextCalls, r.Trace.TextCalls) {
 		t.Errorf("re-scored: %+v; stored reasons %v", v, r.Reasons)
 	}
 }

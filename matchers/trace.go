@@ -133,7 +133,10 @@ func ReasonCodes(reasons []Reason) []string {
 	return codes
 }
 
-// Verdict is the scorer's judgement of one trace.
+// Verdict is the judgement of one trace: by a case's expectations
+// (Expect.Score), and by the scorer of a whole run (matchers/score, which
+// adds the reasons of running out of turns), the one verdict type of
+// the module; a run record stores it as its outcome and reasons.
 type Verdict struct {
 	Pass    bool
 	Reasons []Reason

@@ -118,15 +118,6 @@ func rulesDigest(expect map[string]any) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)[:8]), nil
 }
 
-// Verdict is the judgement of one trace.
-type Verdict struct {
-	Outcome record.Outcome // record.Pass or record.Fail
-	Reasons []matchers.Reason
-	// TextCalls are the tool calls the model wrote as text, whatever the
-	// outcome (stored as record.Trace.TextCalls).
-	TextCalls []matchers.TextCall
-}
-
 // Judge scores trace t of a run in cell. Running out of turns fails the
 // run whatever its calls: max_iterations (no final answer within
 // limits.max_iterations model turns) or max_turns (a simulated user
@@ -136,7 +127,7 @@ type Verdict struct {
 //
 // State holds the run's probe results; it is judged when cell has
 // probes (see StaleState for results that must not be).
-func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) Verdict {
+func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) matchers.Verdict {
 	tr := t.Scored()
 	if len(r.Expect.Probes(cell)) > 0 {
 		tr.State = state.Scored()
@@ -145,11 +136,11 @@ func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) Ver
 		}
 	}
 	v := r.Expect.Score(tr, cell)
-	out := Verdict{Outcome: record.Pass, TextCalls: v.TextCalls}
+	out := matchers.Verdict{Pass: true, TextCalls: v.TextCalls}
 	if v.Pass && !t.OutOfTurns && !t.OutOfUserTurns {
 		return out
 	}
-	out.Outcome = record.Fail
+	out.Pass = false
 	if t.OutOfTurns {
 		out.Reasons = append(out.Reasons, matchers.Reason{
 			Code:   matchers.ReasonMaxIterations,
@@ -185,6 +176,6 @@ func (r *Rules) Score(rec *record.Record) {
 		return
 	}
 	v := r.Judge(rec.Cell, rec.Trace, rec.State)
-	rec.Outcome, rec.Reasons, rec.Trace.TextCalls = v.Outcome, v.Reasons, v.TextCalls
+	rec.Outcome, rec.Reasons, rec.Trace.TextCalls = record.OutcomeOf(v.Pass), v.Reasons, v.TextCalls
 	rec.Rules = r.Digest
 }

@@ -44,7 +44,7 @@ func TestVersionGuard(t *testing.T) {
 				for _, re := range v.Reasons {
 					codes = append(codes, re.Code)
 				}
-				fmt.Fprintf(h, "%s %s %s %s\n", c.ID, cell.Confirm, v.Outcome, strings.Join(codes, ","))
+				fmt.Fprintf(h, "%s %s %s %s\n", c.ID, cell.Confirm, record.OutcomeOf(v.Pass), strings.Join(codes, ","))
 			}
 		}
 	}

@@ -40,6 +40,15 @@ const (
 	Error Outcome = "error" // infrastructure failure; never a model failure
 )
 
+// OutcomeOf is the outcome of a scored run: Pass if the scorer accepted
+// its trace, else Fail.
+func OutcomeOf(pass bool) Outcome {
+	if pass {
+		return Pass
+	}
+	return Fail
+}
+
 // KnownOutcome reports whether s is Pass, Fail or Error.
 func KnownOutcome[S ~string](s S) bool {
 	o := Outcome(s)

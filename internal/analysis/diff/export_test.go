@@ -3,7 +3,7 @@ package diff
 import "strings"
 
 // verdictString names a verdict in test messages.
-func verdictString(v Verdict) string {
+func verdictString(v Recorded) string {
 	if len(v.Reasons) == 0 {
 		return string(v.Outcome)
 	}

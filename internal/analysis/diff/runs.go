@@ -181,8 +181,8 @@ func (t *table) pairKey(k ckey) key {
 
 func (t *table) codes(r *run) []string { return splitCodes(t.strs[r.codes]) }
 
-func (t *table) verdictOf(r *run) Verdict {
-	return Verdict{Outcome: outcomes[r.outcome], Reasons: t.codes(r), Rules: t.strs[r.rules]}
+func (t *table) verdictOf(r *run) Recorded {
+	return Recorded{Outcome: outcomes[r.outcome], Reasons: t.codes(r), Rules: t.strs[r.rules]}
 }
 
 func sameID(a, b *run) bool { return a.hexID == b.hexID && a.id == b.id }

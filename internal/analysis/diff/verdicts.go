@@ -32,12 +32,13 @@ const (
 type VerdictChange struct {
 	Case      string
 	Cell      record.Cell
-	Base, New Verdict
+	Base, New Recorded
 	Why       string // WhyRules, WhyPrompt, WhyRanAgain or WhyJudgedAgain
 }
 
-// Verdict is one side's judgement of a run.
-type Verdict struct {
+// Recorded is the verdict one side recorded for a run: its outcome, reason
+// codes and rules digest (record.Record keeps the whole reasons).
+type Recorded struct {
 	Outcome record.Outcome
 	Reasons []string // reason codes
 	Rules   string   // digest of the rules that judged it; "" for format 1
