@@ -408,6 +408,7 @@ func (a *aggregator) summary() *Summary {
 	s.Hosts = a.hosts.rows()
 	s.Throttled = a.throttle.rows()
 	s.BFCL = a.bfcl.result()
+	s.BFCLSummaries = bfclSummaries(s.BFCL)
 	s.Tags = a.tags.result()
 	s.Cost = a.cost.summary()
 	s.Reasons = a.reasonRows()

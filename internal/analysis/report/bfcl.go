@@ -4,7 +4,8 @@ package report
 // BFCL (internal/generate/bfcl tags each case "bfcl", its category and
 // its language), the accuracy of each model per BFCL category, pooled
 // over seeds with the interval clustered by case, so the numbers line up
-// with the leaderboard's per-category columns.
+// with the leaderboard's per-category columns; and BFCL's summary
+// columns computed from them (bfclsummary.go).
 
 import (
 	"slices"
@@ -18,6 +19,10 @@ type BFCLRow struct {
 	Model    string `json:"model"`
 	Category string `json:"category"` // e.g. "simple_python", "live_multiple"
 	Tally    Tally  `json:"tally"`
+	// Entries counts the category's cases in the records, scored or not:
+	// BFCL's entry count, the weight of a category in the summaries
+	// weighted by entries.
+	Entries int `json:"entries"`
 	// Unpassable counts the category's cases no output can pass, as none
 	// passes BFCL's checker (tagged bfcl-unpassable); they count as
 	// failures, as in BFCL.
@@ -66,12 +71,12 @@ func (a *bfclAgg) add(rec *record.Record, outcome record.Outcome) {
 	}
 }
 
-// rows returns one row per model and category, by model then category;
+// result returns one row per model and category, by model then category;
 // nil for a suite without BFCL cases.
 func (a *bfclAgg) result() []BFCLRow {
 	var out []BFCLRow
 	for k, p := range a.rows {
-		out = append(out, BFCLRow{Model: k.model, Category: k.category, Tally: p.result(), Unpassable: len(a.unpassable[k])})
+		out = append(out, BFCLRow{Model: k.model, Category: k.category, Tally: p.result(), Entries: len(p.perCase), Unpassable: len(a.unpassable[k])})
 	}
 	slices.SortFunc(out, func(x, y BFCLRow) int {
 		if c := strings.Compare(x.Model, y.Model); c != 0 {
@@ -83,7 +88,7 @@ func (a *bfclAgg) result() []BFCLRow {
 }
 
 // bfclExplainer says what the BFCL table shows.
-const bfclExplainer = "Accuracy per BFCL category (the share of scored runs that pass, pooled over seeds; the 95% interval is clustered by case). Cases BFCL's own checker can never pass are counted as failures, as BFCL counts them. BFCL's overall aggregate is not computed here."
+const bfclExplainer = "Accuracy per BFCL category (the share of scored runs that pass, pooled over seeds; the 95% interval is clustered by case). Cases BFCL's own checker can never pass are counted as failures, as BFCL counts them. BFCL's summary columns follow in the next table."
 
 // bfclTable is the BFCL table of report.md and report.html; nil for a
 // suite without BFCL cases.

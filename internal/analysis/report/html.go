@@ -42,6 +42,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"hostsNote":            func() string { return hostsExplainer },
 	"throttleNote":         func() string { return throttleExplainer },
 	"bfclNote":             func() string { return bfclExplainer },
+	"bfclSummaryNote":      func() string { return bfclSummaryExplainer },
 	"tagsNote":             func() string { return tagsExplainer },
 	"claim":                func() string { return ClaimPattern.String() },
 	"negation":             func() string { return NegationPattern.String() },

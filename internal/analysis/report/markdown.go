@@ -45,6 +45,7 @@ func (s *Summary) writeMarkdown(w io.Writer) error {
 	md.section(md.t.Hosts, "## Latency by host\n\n%s\n\n", hostsExplainer)
 	md.section(md.t.Tags, "## By tag\n\n%s\n\n", tagsExplainer)
 	md.section(md.t.BFCL, "## BFCL categories\n\n%s\n\n", bfclExplainer)
+	md.section(md.t.BFCLSummary, "### BFCL summaries\n\n%s\n\n", bfclSummaryExplainer)
 	md.section(md.t.Throttled, "## Rate limits\n\n%s\n\n", throttleExplainer)
 	if c := s.Cost; c != nil {
 		if c.Local != "" {

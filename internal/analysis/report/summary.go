@@ -56,12 +56,13 @@ type Summary struct {
 	HeadlineComparison *Comparison   `json:"headline_comparison,omitempty"`
 	Confirm            []ConfirmRow  `json:"confirm,omitempty"`
 	Reasons            []ReasonCount `json:"reasons,omitempty"`
-	TextCalls          []TextCallRow `json:"text_calls,omitempty"` // per model, when a run had tool calls written as text (unparsed.go)
-	Hosts              []HostRow     `json:"hosts,omitempty"`      // turn latency by model host, with two or more (hosts.go)
-	Throttled          []ThrottleRow `json:"throttled,omitempty"`  // rate limiting by model host (throttle.go)
-	Tags               []TagRow      `json:"tags,omitempty"`       // pass rate per model and tag (tags.go)
-	BFCL               []BFCLRow     `json:"bfcl,omitempty"`       // accuracy per BFCL category, for an imported BFCL suite (bfcl.go)
-	Cost               *Cost         `json:"cost,omitempty"`       // with prices in the config (cost.go)
+	TextCalls          []TextCallRow `json:"text_calls,omitempty"`     // per model, when a run had tool calls written as text (unparsed.go)
+	Hosts              []HostRow     `json:"hosts,omitempty"`          // turn latency by model host, with two or more (hosts.go)
+	Throttled          []ThrottleRow `json:"throttled,omitempty"`      // rate limiting by model host (throttle.go)
+	Tags               []TagRow      `json:"tags,omitempty"`           // pass rate per model and tag (tags.go)
+	BFCL               []BFCLRow     `json:"bfcl,omitempty"`           // accuracy per BFCL category, for an imported BFCL suite (bfcl.go)
+	BFCLSummaries      []BFCLSummary `json:"bfcl_summaries,omitempty"` // BFCL's summary columns per model (bfclsummary.go)
+	Cost               *Cost         `json:"cost,omitempty"`           // with prices in the config (cost.go)
 	ErrorKinds         []KindCount   `json:"error_kinds,omitempty"`
 	Flaky              []Flaky       `json:"flaky,omitempty"`
 	Cases              []CaseSummary `json:"cases"`

@@ -119,6 +119,7 @@ type Tables struct {
 	Throttled   *Table // rate limiting by model host
 	Tags        *Table // pass rate per model and tag
 	BFCL        *Table // accuracy per BFCL category
+	BFCLSummary *Table // BFCL's summary columns per model
 	Cost        *Table // cost by model, with prices
 	CostCases   *Table // cost by case, dearest first
 	Flaky       *Table
@@ -133,7 +134,7 @@ func (s *Summary) Tables() *Tables {
 	t := &Tables{
 		Models: s.modelsTable(), Comparisons: s.comparisonsTable(), ToolCurve: s.toolCurveTable(),
 		SeedSpread: s.seedSpreadTable(), Confirm: s.confirmTable(), Reasons: s.reasonsTable(),
-		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Throttled: s.throttleTable(), BFCL: s.bfclTable(), Tags: s.tagsTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
+		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Throttled: s.throttleTable(), BFCL: s.bfclTable(), BFCLSummary: s.bfclSummaryTable(), Tags: s.tagsTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
 	}
 	for _, b := range s.Breakdowns {
 		t.Breakdowns = append(t.Breakdowns, breakdownTable(b))

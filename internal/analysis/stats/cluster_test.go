@@ -230,3 +230,26 @@ func TestMDDMoreRunsOrCases(t *testing.T) {
 		t.Error("unknown MDD should stay unknown")
 	}
 }
+
+func TestWeightedSum(t *testing.T) {
+	t.Parallel()
+	// Two parts, hand-computed:
+	//   S  = .4·.5 + .6·.9 = .2 + .54 = .74
+	//   Lo = .74 − sqrt((.4·.2)² + (.6·.3)²) = .74 − sqrt(.0064 + .0324) = .74 − sqrt(.0388)
+	//   Hi = .74 + sqrt((.4·.2)² + (.6·.05)²) = .74 + sqrt(.0064 + .0009) = .74 + sqrt(.0073)
+	est, lo, hi := WeightedSum([]Part{{W: 0.4, Est: 0.5, Lo: 0.3, Hi: 0.7}, {W: 0.6, Est: 0.9, Lo: 0.6, Hi: 0.95}, {W: 0, Est: 0, Lo: 0, Hi: 1}})
+	if !near(est, 0.74, 1e-12) || !near(lo, 0.74-math.Sqrt(0.0388), 1e-12) || !near(hi, 0.74+math.Sqrt(0.0073), 1e-12) {
+		t.Errorf("WeightedSum = %v [%v, %v]", est, lo, hi)
+	}
+	// Symmetric Wald parts: the Wald interval of the sum, z·sqrt(Σ w²·se²).
+	se1, se2 := 0.05, 0.08
+	est, lo, hi = WeightedSum([]Part{{0.5, 0.6, 0.6 - Z95*se1, 0.6 + Z95*se1}, {0.5, 0.4, 0.4 - Z95*se2, 0.4 + Z95*se2}})
+	half := Z95 * math.Sqrt(0.25*se1*se1+0.25*se2*se2)
+	if !near(est, 0.5, 1e-12) || !near(lo, 0.5-half, 1e-12) || !near(hi, 0.5+half, 1e-12) {
+		t.Errorf("Wald parts: %v [%v, %v], want ±%v", est, lo, hi, half)
+	}
+	// One part of weight 1 keeps its own interval.
+	if est, lo, hi := WeightedSum([]Part{{1, 0.8, 0.55, 0.93}}); est != 0.8 || !near(lo, 0.55, 1e-12) || !near(hi, 0.93, 1e-12) {
+		t.Errorf("one part: %v [%v, %v]", est, lo, hi)
+	}
+}

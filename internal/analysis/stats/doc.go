@@ -2,7 +2,8 @@
 // the Wilson score interval for one case's runs, the case-clustered
 // interval for a pass rate pooled over cases (ClusteredRate), the paired
 // case-clustered difference of two pass rates with its p-value and
-// minimum detectable difference (PairedDiff, MDD), Holm's correction for
+// minimum detectable difference (PairedDiff, MDD), a weighted sum of
+// independent rates with its interval (WeightedSum), Holm's correction for
 // many tests, the unbiased pass@k and pass^k estimators over repeated
 // trials of one case, quantiles for latencies, the exact McNemar test for
 // paired pass/fail outcomes, and the Student t distribution they rely on.
