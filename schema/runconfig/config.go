@@ -488,7 +488,7 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 	checkCasePatterns(c, add)
 	checkMatrix(file, c, pos, &errs, add)
 	checkDescriptionSets(c, add)
-	checkOptions(c, add)
+	checkOptions(c, pos, add)
 	checkLimitsAndBackends(c, pos, add)
 	if a := c.Backend.Anthropic; a != nil {
 		errs = append(errs, checkAnthropic(c, a, pos)...)
