@@ -36,9 +36,9 @@ type BFCLSummary struct {
 	Rate  float64 `json:"rate"`
 	Lo    float64 `json:"lo"`
 	Hi    float64 `json:"hi"`
-	// Interval is how Lo and Hi were made: "mover", the categories'
-	// intervals (clustered by case) combined as independent parts
-	// (stats.WeightedSum).
+	// Interval is how Lo and Hi were made: IntervalMover, the
+	// categories' intervals (clustered by case) combined as independent
+	// parts (stats.WeightedSum).
 	Interval string `json:"interval"`
 	// Parts are the categories the summary is computed from, in BFCL's
 	// order, each with the weight it got (the weights sum to 1).
@@ -212,7 +212,7 @@ func bfclSummaries(rows []BFCLRow) []BFCLSummary {
 			if len(w) == 0 {
 				continue
 			}
-			s := BFCLSummary{Model: m, Name: d.name, Label: d.label, Interval: "mover", Omits: d.omits}
+			s := BFCLSummary{Model: m, Name: d.name, Label: d.label, Interval: IntervalMover, Omits: d.omits}
 			var parts []stats.Part
 			for _, c := range d.node.leaves() {
 				wc, ok := w[c]

@@ -126,7 +126,7 @@ func TestBFCLSummaries(t *testing.T) {
 		if math.Abs(b.Lo-(w.rate-math.Sqrt(down))) > 1e-12 || math.Abs(b.Hi-(w.rate+math.Sqrt(up))) > 1e-12 {
 			t.Errorf("%s: interval [%v, %v], want [%v, %v]", w.key, b.Lo, b.Hi, w.rate-math.Sqrt(down), w.rate+math.Sqrt(up))
 		}
-		if !(b.Lo < b.Rate && b.Rate < b.Hi) || b.Interval != "mover" {
+		if !(b.Lo < b.Rate && b.Rate < b.Hi) || b.Interval != IntervalMover {
 			t.Errorf("%s: %+v", w.key, b)
 		}
 	}

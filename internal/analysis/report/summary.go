@@ -172,6 +172,9 @@ type Bounds struct {
 const (
 	IntervalWilson  = "wilson"
 	IntervalCluster = "cluster"
+	// IntervalMover is a weighted sum's interval made from its parts'
+	// intervals (stats.WeightedSum): BFCL summaries.
+	IntervalMover = "mover"
 )
 
 // Scored is Pass + Fail: the runs a pass rate is computed over.
