@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -46,30 +44,5 @@ func TestCaseWriteReadsBack(t *testing.T) {
 		if want.Golden != nil && (got.Golden.Answer != want.Golden.Answer || len(got.Golden.Calls) != len(want.Golden.Calls)) {
 			t.Errorf("case %d: golden read back as %+v", i, got.Golden)
 		}
-	}
-}
-
-// TestCaseJSONSchemaHasEveryField: the JSON Schema's properties are the
-// keys Case writes and ParseCases reads, at the top and in a golden.
-func TestCaseJSONSchemaHasEveryField(t *testing.T) {
-	t.Parallel()
-	var s struct {
-		Properties map[string]struct {
-			Properties map[string]any `json:"properties"`
-		} `json:"properties"`
-	}
-	if err := json.Unmarshal(CaseJSONSchema(), &s); err != nil {
-		t.Fatal(err)
-	}
-	keys := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-	top := map[string]any{}
-	for k := range s.Properties {
-		top[k] = nil
-	}
-	if got, want := keys(top), slices.Sorted(slices.Values(caseFields)); !slices.Equal(got, want) {
-		t.Errorf("JSON Schema properties %v, case fields %v", got, want)
-	}
-	if got, want := keys(s.Properties["golden"].Properties), slices.Sorted(slices.Values(goldenFields)); !slices.Equal(got, want) {
-		t.Errorf("JSON Schema golden properties %v, golden fields %v", got, want)
 	}
 }

@@ -34,3 +34,6 @@ func CassetteJSONSchema() []byte {
 	}
 	return b.Bytes()
 }
+
+// obj is a JSON object being built.
+type obj = map[string]any

@@ -7,8 +7,9 @@
 // validates whole suites.
 //
 // toolward.cue is the documented source of truth; `toolward schema` prints
-// it and `toolward schema --jsonschema` prints CaseJSONSchema, a draft-07
-// JSON Schema of case files for editors (committed as case.schema.json).
+// it and `toolward schema --jsonschema` prints the draft-07 JSON Schema of
+// case files for editors that runconfig.CaseJSONSchema generates from it
+// (committed as case.schema.json).
 //
 // # Case files
 //

@@ -1,11 +1,9 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -17,24 +15,7 @@ import (
 	"github.com/toolward/toolward/matchers"
 )
 
-var update = flag.Bool("update", false, "rewrite fixtures/invalid/*/want.txt and case.schema.json")
-
-func TestJSONSchemaUpToDate(t *testing.T) {
-	got := CaseJSONSchema()
-	if *update {
-		if err := os.WriteFile("case.schema.json", got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile("case.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("schema/case.schema.json is stale: run `go test ./schema -run TestJSONSchemaUpToDate -update` (or toolward schema --jsonschema > schema/case.schema.json)")
-	}
-}
+var update = flag.Bool("update", false, "rewrite cassette.schema.json")
 
 func TestLoadCases(t *testing.T) {
 	dir := writeFiles(t, map[string]string{

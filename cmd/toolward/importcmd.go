@@ -10,7 +10,7 @@ import (
 	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/internal/generate/bfcl"
 	"github.com/toolward/toolward/mcpserver"
-	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 func init() {
@@ -98,7 +98,11 @@ func importBFCL(dataDir, out string, only []string, stdout io.Writer) error {
 		return err
 	}
 	s := bfcl.Convert(d, reserved)
-	l, err := bfcl.Write(s, out, out, schema.CaseJSONSchema())
+	caseSchema, err := runconfig.CaseJSONSchema()
+	if err != nil {
+		return err
+	}
+	l, err := bfcl.Write(s, out, out, caseSchema)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/internal/generate/bfcl"
-	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 var updateBFCL = flag.Bool("update-bfcl", false, "rewrite fixtures/bfcl/suite and configs/bfcl.cue")
@@ -25,8 +25,12 @@ func TestBFCLSuiteUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	caseSchema, err := runconfig.CaseJSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tmp := t.TempDir()
-	if _, err := bfcl.Write(bfcl.Convert(d, reserved), tmp, "fixtures/bfcl/suite", schema.CaseJSONSchema()); err != nil {
+	if _, err := bfcl.Write(bfcl.Convert(d, reserved), tmp, "fixtures/bfcl/suite", caseSchema); err != nil {
 		t.Fatal(err)
 	}
 	err = filepath.WalkDir(tmp, func(p string, de os.DirEntry, err error) error {

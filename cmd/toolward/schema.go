@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 func init() {
@@ -47,7 +48,11 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 	case *js && *cassette:
 		out = schema.CassetteJSONSchema()
 	case *js:
-		out = schema.CaseJSONSchema()
+		var err error
+		if out, err = runconfig.CaseJSONSchema(); err != nil {
+			fmt.Fprintln(stderr, "toolward schema:", err)
+			return 1
+		}
 	default:
 		out = schema.Source()
 	}

@@ -5,6 +5,19 @@
 // the analysis side (score, report, diff) reads cases through package
 // schema alone.
 //
+// # The case JSON Schema
+//
+// CaseJSONSchema generates the JSON Schema of case files (for editors,
+// committed as schema/case.schema.json) from #Case and the definitions
+// it reaches, with their doc comments as descriptions: the schema that
+// validates cases is its only source. The generator translates the
+// constructs toolward.cue uses (closed and open structs, optional and
+// required fields, pattern constraints, embedded definitions,
+// conjunctions, disjunctions with defaults, bounds, regexes, lists with
+// a minimum length, matchN) and fails, naming the position in the CUE,
+// on any other rather than emit something looser. TestCaseSchemaAgreement
+// runs one corpus through #Case, the Go loader and the generated schema.
+//
 // # Run configs
 //
 // Load compiles a config as plain CUE and unifies it with #Config in

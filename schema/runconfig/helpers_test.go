@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/toolward/toolward/schema"
 )
 
 func caseJSONSchema(t *testing.T) *jsonschema.Resolved {
 	t.Helper()
+	b, err := CaseJSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var s jsonschema.Schema
-	if err := json.Unmarshal(schema.CaseJSONSchema(), &s); err != nil {
+	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.Resolve(nil)

@@ -67,7 +67,7 @@ type Options struct {
 	Tools                     []Tool
 	// Model is the Ollama model of toolward.cue.
 	Model string
-	// CaseSchema is the case JSON Schema (schema.CaseJSONSchema).
+	// CaseSchema is the case JSON Schema (runconfig.CaseJSONSchema).
 	CaseSchema []byte
 	// Rev is the toolward tag for .pre-commit-config.yaml; "" writes a
 	// placeholder to replace.
