@@ -166,7 +166,9 @@ func TestPoolRoutesAroundThrottledHost(t *testing.T) {
 	writeThrottleSuite(t, fmt.Sprintf("backend: openai: {base_urls: [%q, %q]}", bad.BaseURL, good.BaseURL), "retries: 0, concurrency: 1")
 	waited := 0
 	// 20 runs: each run prefers one host (rendezvous hashing on the
-	// hosts' random ports), so some prefer the throttling one.
+	// hosts' random ports), so some prefer the throttling one: that none
+	// does has odds of 2^-20. (With 2 runs, 1 in 4 port pairs sent both
+	// to the good host, and the test failed on a quiet machine too.)
 	res, err := Run(context.Background(), Options{ConfigPath: "run.cue", Builtin: Bundled, Backoff: noBackoff,
 		ThrottleSleep: func(context.Context, time.Duration) error { waited++; return nil }})
 	if err != nil {

@@ -13,7 +13,9 @@ import (
 
 // The state tools (probe_only in tools.yaml) show a session's sandbox to
 // toolward's state probes. They only read: the tickets and emails under
-// the sandbox's lock, the database through the read-only query path.
+// the sandbox's lock, the database through the read-only query path
+// (sqlbox.Box.Table: without the wall clock of a model's queries, so that
+// a slow machine cannot make a probe fail).
 
 // snapshot returns copies of the session's tickets and emails.
 func (sb *sandbox) snapshot() ([]Ticket, []Email) {
@@ -52,7 +54,7 @@ func (s *Server) stateTable(ctx context.Context, sb *sandbox, args map[string]an
 	if err != nil {
 		return nil, err
 	}
-	res, err := db.Query(ctx, "SELECT * FROM "+table+" ORDER BY rowid")
+	res, err := db.Table(ctx, table)
 	if err != nil {
 		var qe *sqlbox.QueryError
 		if errors.As(err, &qe) {

@@ -28,6 +28,9 @@
 //     has them in memory; a cut result is Truncated with a Note for the
 //     model. Column names come from the query as written, repeated ones
 //     made unique deterministically (name, name:2, …).
+//     Table reads a whole table the same way for the server's state
+//     tools, bounded only by its context: Timeout is for model-written
+//     SQL.
 //  4. Before SQLite sees a query, Query bounds its complexity: the wasm
 //     build has a fixed 64 KiB C stack that deeply nested or long
 //     compound queries exhaust (see MaxSelects for the measured crash

@@ -201,7 +201,7 @@ func TestRealCrashRecovered(t *testing.T) {
 	b.mu.Lock()
 	b.conns.reader.Limit(sqlite3.LIMIT_COMPOUND_SELECT, 500)
 	err := b.guarded("query", func() error {
-		_, err := query1(context.Background(), b.conns.reader, unionAll(400, "UNION ALL"))
+		_, err := query1(context.Background(), b.conns.reader, unionAll(400, "UNION ALL"), timeout)
 		return err
 	})
 	b.mu.Unlock()

@@ -216,7 +216,7 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	}
 	var res *Result
 	err := b.guarded("query", func() (err error) {
-		res, err = query1(ctx, b.conns.reader, query)
+		res, err = query1(ctx, b.conns.reader, query, timeout)
 		return err
 	})
 	if f := (*Fault)(nil); errors.As(err, &f) {
@@ -226,6 +226,35 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// Table returns every row of table (at most MaxRows; more set
+// Result.Truncated), in rowid order, for the server's own state tools.
+// It reads through the guarded connection like Query, but only ctx bounds
+// it, not Timeout: that wall clock is there to stop runaway SQL a model
+// wrote, and on a read this small and fixed it would only turn a slow
+// (CPU-starved) machine into a state probe that failed.
+func (b *Box) Table(ctx context.Context, table string) (*Result, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errClosed
+	}
+	query := "SELECT * FROM " + quoteIdent(table) + " ORDER BY rowid"
+	var res *Result
+	err := b.guarded("table", func() (err error) {
+		res, err = query1(ctx, b.conns.reader, query, 0)
+		return err
+	})
+	if f := (*Fault)(nil); errors.As(err, &f) {
+		return nil, faultError(f)
+	}
+	return res, err
+}
+
+// quoteIdent quotes an SQL identifier.
+func quoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 // faultError explains to the model a query that made the SQL layer panic.
@@ -238,10 +267,14 @@ func faultError(f *Fault) error {
 	return &QueryError{Msg: fmt.Sprintf("the database engine failed on this query (%v), probably because it is too complex; %s. Write a simpler query (limits: %d SELECTs, nesting %d, expression depth %d)", f.Value, f.restoredText(), MaxSelects, MaxNesting, MaxExprDepth), Err: f}
 }
 
-// query1 runs one read-only statement on the guarded connection r.
-func query1(ctx context.Context, r *sqlite3.Conn, query string) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+// query1 runs one read-only statement on the guarded connection r,
+// interrupted after limit (0: only when ctx ends).
+func query1(ctx context.Context, r *sqlite3.Conn, query string, limit time.Duration) (*Result, error) {
+	if limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
 	old := r.SetInterrupt(ctx)
 	defer r.SetInterrupt(old)
 
