@@ -3,6 +3,8 @@ package runconfig
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
+	"gopkg.in/yaml.v3"
 
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
@@ -215,5 +218,82 @@ func TestJSONSchemaGenerator(t *testing.T) {
 				t.Errorf("%s:\n got  %s\n want %s", tt.src, got, tt.want)
 			}
 		}
+	}
+}
+
+// TestCaseJSONSchemaMutations compares the generated JSON Schema with
+// #Case beyond the corpus: documents made by mutating the corpus's
+// (a key dropped, a key added, a scalar replaced, an element appended,
+// with a fixed seed) must get the same verdict from both.
+func TestCaseJSONSchemaMutations(t *testing.T) {
+	t.Parallel()
+	if err := load(); err != nil {
+		t.Fatal(err)
+	}
+	js := caseJSONSchema(t)
+	leaves := []any{nil, true, false, 0, -1, 1.5, "", "x", "a b", "deny", "sequence", "golden",
+		[]any{}, []any{"x"}, map[string]any{}, map[string]any{"$any": true}, map[string]any{"tool": "f"}, map[string]any{"answer": "x"}}
+	keys := []string{"id", "prompt", "messages", "expect", "golden", "user", "calls", "answer", "turns", "when", "state", "tool",
+		"args", "result", "equals", "ignore", "confirm", "model", "temperature", "replies", "instructions", "max_turns",
+		"$contains", "$one_of", "$approx", "value", "tol", "role", "content", "todo", "order", "min_calls", "no_calls", "zzz"}
+	r := rand.New(rand.NewPCG(1, 2))
+	var mutate func(v any) any
+	mutate = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			m := maps.Clone(x)
+			ks := slices.Sorted(maps.Keys(m))
+			switch {
+			case len(ks) > 0 && r.IntN(5) == 0:
+				delete(m, ks[r.IntN(len(ks))])
+			case r.IntN(4) == 0 || len(ks) == 0:
+				m[keys[r.IntN(len(keys))]] = leaves[r.IntN(len(leaves))]
+			default:
+				k := ks[r.IntN(len(ks))]
+				m[k] = mutate(m[k])
+			}
+			return m
+		case []any:
+			l := slices.Clone(x)
+			if len(l) > 0 && r.IntN(2) == 0 {
+				i := r.IntN(len(l))
+				l[i] = mutate(l[i])
+			} else {
+				l = append(l, leaves[r.IntN(len(leaves))])
+			}
+			return l
+		}
+		if r.IntN(3) == 0 {
+			return leaves[r.IntN(len(leaves))]
+		}
+		return v
+	}
+	var seeds []any
+	for _, c := range caseCorpus {
+		var v any
+		if err := yaml.Unmarshal([]byte(c.doc), &v); err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, jsonRoundTrip(t, v))
+	}
+	accepted := 0
+	for range 1500 {
+		v := seeds[r.IntN(len(seeds))]
+		for range 1 + r.IntN(3) {
+			v = mutate(v)
+		}
+		jsErr := js.Validate(v)
+		cueErr := cueCheck(t, compiled.caseV, v)
+		if (jsErr == nil) != (cueErr == nil) {
+			b, _ := json.Marshal(v)
+			t.Errorf("%s:\n JSON Schema: %v\n CUE: %v", b, jsErr, cueErr)
+		}
+		if jsErr == nil {
+			accepted++
+		}
+	}
+	t.Logf("%d of 1500 mutated documents valid", accepted)
+	if accepted < 100 {
+		t.Errorf("only %d of the mutated documents are valid: the test compares too few", accepted)
 	}
 }
