@@ -11,6 +11,7 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // contextTimeout bounds the context check: one request per model and
@@ -34,7 +35,7 @@ func (s *starting) checkContext() error {
 	ctx, cancel := context.WithTimeout(s.pre, contextTimeout)
 	defer cancel()
 	var problems []string
-	for _, model := range s.l.Plan.Models() {
+	for _, model := range s.l.Plan.Values(cell.Model) {
 		for _, sub := range s.l.Plan.Subsets() {
 			req, caseID, err := s.largestPrompt(model, sub)
 			if err != nil || req == nil {
@@ -72,7 +73,7 @@ func (s *starting) largestPrompt(model string, subset schema.ToolSubset) (*backe
 			return nil, "", err
 		}
 		msgs := agent.Messages(c)
-		for _, set := range s.l.Plan.DescriptionSets() {
+		for _, set := range s.l.Plan.Values(cell.Descriptions) {
 			offered := s.descs[set].Apply(ts)
 			size := 0
 			for _, m := range msgs {

@@ -16,6 +16,7 @@ import (
 	"github.com/toolward/toolward/engine/progress"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
 	"github.com/toolward/toolward/schema/runconfig"
@@ -103,7 +104,7 @@ func (s *starting) warnHugePlan() {
 }
 
 func (s *starting) loadDescriptions() (err error) {
-	s.descs, err = loadDescriptions(s.l.Config, s.l.Plan.DescriptionSets())
+	s.descs, err = loadDescriptions(s.l.Config, s.l.Plan.Values(cell.Descriptions))
 	return err
 }
 
@@ -175,7 +176,7 @@ func (s *starting) preflight() error {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(s.pre, preflightTimeout)
-	info, err := pf.Preflight(ctx, s.l.Plan.Models())
+	info, err := pf.Preflight(ctx, s.l.Plan.Values(cell.Model))
 	cancel()
 	switch {
 	case err != nil && s.stopped():

@@ -433,10 +433,10 @@ func compileSelector(p path, name string, v any, errs *CompileErrors) cell.Selec
 		errs.add(compileErr(p, nil, "%v", err))
 		return cell.Selector{Axis: name}
 	}
-	if name == cell.Confirm {
+	if a := cell.Lookup(name); a.Closed {
 		for _, pat := range s.Patterns {
-			if !slices.ContainsFunc(ConfirmModes, pat.Match) {
-				errs.add(compileErr(p, nil, "want one of %s, got %q", strings.Join(ConfirmModes, ", "), pat))
+			if !slices.ContainsFunc(a.Known, pat.Match) {
+				errs.add(compileErr(p, nil, "want one of %s, got %q", strings.Join(a.Known, ", "), pat))
 				break
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/toolward/toolward/matchers"
-	"github.com/toolward/toolward/schema/cell"
 )
 
 // Case is one case file document (cases/**/*.yaml). ParseCases reads
@@ -396,18 +395,6 @@ type Ollama struct {
 	HostConcurrency int `json:"host_concurrency,omitempty"`
 	// Hosts, when set, is a pool of hosts used instead of Host.
 	Hosts []PoolHost `json:"hosts,omitempty"`
-}
-
-// Matrix is the set of axes whose cross product, times the cases, is the
-// plan. An empty axis in the file gets its default from #Config.
-type Matrix struct {
-	Models       []string           `json:"models"`
-	Seeds        []int              `json:"seeds"`             // default [1]
-	Temperatures []float64          `json:"temperatures"`      // default [0]
-	Tools        []ToolSubset       `json:"tools"`             // default [{name: "needed"}]
-	Confirm      []cell.ConfirmMode `json:"confirm"`           // default ["auto"]
-	Descriptions []string           `json:"descriptions"`      // default ["default"]
-	Options      []string           `json:"options,omitempty"` // default ["default"]
 }
 
 // OptionsSet is one value of the options axis: backend options by

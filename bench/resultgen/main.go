@@ -23,6 +23,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/toolward/toolward/bench/casegen"
@@ -96,7 +97,7 @@ func run(n int64, out, casesDir string, ncases, nmodels, ntemps int, seed uint64
 		meta.Cases[c.ID] = c.RunDigest
 		meta.Rules[c.ID] = r.Digest
 	}
-	for _, m := range cfg.Matrix.Models {
+	for _, m := range cfg.Matrix.Values(cell.Model) {
 		meta.Backend.Digests[m] = "sha256:0123456789abcdef0123456789abcdef"
 	}
 	if meta.ConfigDigest, err = results.DigestConfig(cfg); err != nil {
@@ -136,18 +137,19 @@ func config(dir string, n int64, ncases, nmodels, ntemps int) *schema.Config {
 		Backend: schema.Backend{Ollama: &schema.Ollama{Host: "http://127.0.0.1:11434"}},
 		Output:  "results",
 	}
+	var models, temps, seeds []string
 	for i := range nmodels {
-		cfg.Matrix.Models = append(cfg.Matrix.Models, fmt.Sprintf("model-%d:%db", i, i+1))
+		models = append(models, fmt.Sprintf("model-%d:%db", i, i+1))
 	}
 	for i := range ntemps {
-		cfg.Matrix.Temperatures = append(cfg.Matrix.Temperatures, float64(i)*0.7/float64(max(1, ntemps-1)))
+		temps = append(temps, cell.FormatFloat(float64(i)*0.7/float64(max(1, ntemps-1))))
 	}
 	for i := range nseeds {
-		cfg.Matrix.Seeds = append(cfg.Matrix.Seeds, i+1)
+		seeds = append(seeds, strconv.Itoa(i+1))
 	}
-	cfg.Matrix.Tools = []schema.ToolSubset{{Name: "needed"}}
-	cfg.Matrix.Confirm = []cell.ConfirmMode{cell.ConfirmAuto}
-	cfg.Matrix.Descriptions = []string{"default"}
+	cfg.Matrix = schema.Matrix{Tools: []schema.ToolSubset{{Name: "needed"}}}.
+		With(cell.Model, models...).With(cell.Temperature, temps...).With(cell.Seed, seeds...).
+		With(cell.Confirm, string(cell.ConfirmAuto)).With(cell.Descriptions, "default")
 	cfg.Limits = schema.Limits{MaxIterations: 8, RunTimeout: schema.Duration{Duration: 120 * time.Second}, CallTimeout: schema.Duration{Duration: 30 * time.Second}, Concurrency: 4, Retries: 2}
 	return cfg
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/runconfig"
 )
@@ -90,16 +91,16 @@ func TestClaudeConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Backend.Anthropic == nil || !strings.HasPrefix(cfg.Matrix.Models[0], "claude-") {
-		t.Fatalf("configs/claude.cue: backend %+v, models %v", cfg.Backend, cfg.Matrix.Models)
+	if cfg.Backend.Anthropic == nil || !strings.HasPrefix(cfg.Matrix.Values(cell.Model)[0], "claude-") {
+		t.Fatalf("configs/claude.cue: backend %+v, models %v", cfg.Backend, cfg.Matrix.Values(cell.Model))
 	}
 	cases, err := schema.LoadCases(cfg.Cases)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := fakeanthropic.Start(t, fakeanthropic.Options{APIKey: key, Script: goldenScript(t, cases), Models: []fakeanthropic.Model{{ID: cfg.Matrix.Models[0]}}})
+	fake := fakeanthropic.Start(t, fakeanthropic.Options{APIKey: key, Script: goldenScript(t, cases), Models: []fakeanthropic.Model{{ID: cfg.Matrix.Values(cell.Model)[0]}}})
 	cfg.Backend.Anthropic.BaseURL, cfg.Backend.Anthropic.APIKeyEnv = fake.URL, keyEnv
-	cfg.Prices = map[string]schema.Price{cfg.Matrix.Models[0]: {Input: 3, Output: 15}}
+	cfg.Prices = map[string]schema.Price{cfg.Matrix.Values(cell.Model)[0]: {Input: 3, Output: 15}}
 
 	tmp := t.TempDir()
 	live, cassettes := filepath.Join(tmp, "claude.cue"), filepath.Join(tmp, "cassettes")
@@ -109,7 +110,7 @@ func TestClaudeConfig(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 	got := verdicts(t, filepath.Join(tmp, "live"))
-	want := len(cases) * len(cfg.Matrix.Temperatures) * len(cfg.Matrix.Tools)
+	want := len(cases) * len(cfg.Matrix.Values(cell.Temperature)) * len(cfg.Matrix.Tools)
 	if len(got) != want {
 		t.Fatalf("%d runs, want %d\n%s", len(got), want, stdout.String())
 	}

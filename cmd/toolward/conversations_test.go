@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 
@@ -147,7 +148,7 @@ func TestConversationsConfig(t *testing.T) {
 		t.Fatalf("offline records:\n%s", b)
 	}
 
-	model, simModel := cfg.Matrix.Models[0], cfg.Simulator.Model
+	model, simModel := cfg.Matrix.Values(cell.Model)[0], cfg.Simulator.Model
 	fake := fakeollama.Start(t, fakeollama.Options{
 		Models: []fakeollama.Model{{Name: model}, {Name: simModel}},
 		Script: cassetteScript(t, cfg.Backend.Replay, cases, model, simModel),

@@ -69,8 +69,11 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if *list {
 		for i := range p.Len() {
 			r := p.Run(i)
-			c := r.Cell
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Case.ID, c.Model, c.Seed, cell.FormatFloat(c.Temperature), c.Tools, c.Confirm, c.Descriptions, c.Value(cell.Options))
+			w.WriteString(r.ID + "\t" + r.Case.ID)
+			for _, a := range cell.Axes {
+				w.WriteString("\t" + a.Format(r.Cell))
+			}
+			w.WriteByte('\n')
 		}
 		return 0
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 
@@ -76,7 +77,7 @@ func checkConfigOnline(file string, timeout time.Duration) (errs, warnings schem
 		return nil, nil
 	}
 	in := preflight.Input{Cases: cases, Config: cfg, Descriptions: map[string]toolset.Descriptions{}, Files: map[string]string{}}
-	for _, name := range cfg.Matrix.Descriptions {
+	for _, name := range cfg.Matrix.Values(cell.Descriptions) {
 		path := schema.DescriptionFile(cfg, name)
 		if path == "" {
 			continue

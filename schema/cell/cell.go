@@ -1,8 +1,20 @@
-// Package cell defines the matrix cell of a run and the table of its axes:
-// every stage (plan, replay cassettes, case `when` overrides, reports,
-// diffs, the agent's replay key) names, formats, parses and orders axis
-// values through this table, so adding an axis is one entry in Axes plus
-// its field in Cell and the schema.
+// Package cell defines the matrix cell of a run and the table of its axes
+// (Axes): every stage names, formats, parses and orders axis values through
+// this table, and reads from it what it needs of each axis, so that adding
+// an axis costs its field in Cell and its entry in Axes, plus its tests
+// and what the axis means at run time:
+//
+//   - schema: a run config's matrix (schema.Matrix) holds the axis under
+//     Key. (The CUE #Matrix field and its #When selector are still
+//     written by hand in schema/toolward.cue.)
+//   - schema/plan schedules the axes in table order with the case axis
+//     after the model, and hashes them into run ids (a Quiet axis at its
+//     default is left out, so ids do not change when an axis is added).
+//   - schema/runconfig checks repeated values of every axis.
+//   - case `when` entries select on the Scoring axes, cassettes and
+//     `--filter` on every axis, by Pattern.
+//   - reports (labels, cell keys, the cells table, CSV columns), diffs and
+//     `toolward plan --list` loop over the table.
 //
 // It also holds the one selector language that picks cells (see Pattern):
 // `toolward run --filter`, a cassette run's `when` and a case's `when`
@@ -75,55 +87,82 @@ func modeNames() []string {
 
 // Axis describes one axis of the matrix.
 type Axis struct {
-	// Name is the axis name in configs, filters, cassettes, case `when`
-	// entries, record JSON and reports.
+	// Name is the axis name in filters, cassettes, case `when` entries,
+	// record JSON and reports.
 	Name string
+	// Key is the field of a run config's matrix that lists the axis's
+	// values ("seeds" for the seed).
+	Key string
 	// Short is the label reports use in compact cell names ("temp").
 	Short string
+	// Heading is the axis's column heading in report tables; Name when
+	// empty.
+	Heading string
+	// Type is the CUE type of one value in a config's matrix: "string",
+	// "int", "number", or a definition of schema/toolward.cue
+	// ("#ToolSubset"; for a Closed axis, the enum of its Known values,
+	// which the schema's generated part defines under this name).
+	Type string
+	// Default lists the values, formatted, a config that leaves the axis
+	// out gets; none for an axis every config must give (the model).
+	Default []string
 	// Numeric axes hold numbers: patterns compare by value ("0.70"
 	// selects 0.7) and values order numerically.
 	Numeric bool
+	// Closed axes take only their Known values (the confirm modes).
+	Closed bool
 	// Scoring is set for the axes a case `when` entry may select on.
 	// The seed is not one: a verdict must not depend on which repetition
 	// of a cell produced the trace.
 	Scoring bool
-	// Quiet axes are left out of labels and cell names while at their
-	// first Known value, so cells of a matrix without the axis keep the
-	// names they had before it existed.
+	// Quiet axes are left out of labels, cell names and run ids while at
+	// their first Known value, so cells of a matrix without the axis keep
+	// the names and ids they had before it existed.
 	Quiet bool
 	// Known lists values in their report order ("auto" before "approve"
 	// before "deny"); values not listed follow, in lexical order.
 	Known []string
 
-	get func(*Cell) string
-	set func(*Cell, string) error
+	// get and set take and return cells by value, so that setting an axis
+	// allocates nothing (a pointer passed to a func value escapes).
+	get func(Cell) string
+	set func(Cell, string) (Cell, error)
 }
 
 // Axes is the table of axes, in record order (model, seed, temperature,
-// tools, confirm, descriptions, options). The plan schedules in its own order,
-// with the case axis after the model; see schema/plan.
+// tools, confirm, descriptions, options). The model comes first: the plan
+// schedules in this order with the case axis after the model (see
+// schema/plan), so moving an entry, or adding one anywhere but at the end,
+// renumbers every plan's runs and shards.
 var Axes = []*Axis{
-	{Name: Model, Short: "model", Scoring: true,
-		get: func(c *Cell) string { return c.Model },
-		set: func(c *Cell, s string) error { c.Model = s; return nil }},
-	{Name: Seed, Short: "seed", Numeric: true,
-		get: func(c *Cell) string { return strconv.Itoa(c.Seed) },
-		set: func(c *Cell, s string) (err error) { c.Seed, err = strconv.Atoi(s); return err }},
-	{Name: Temperature, Short: "temp", Numeric: true, Scoring: true,
-		get: func(c *Cell) string { return FormatFloat(c.Temperature) },
-		set: func(c *Cell, s string) (err error) { c.Temperature, err = strconv.ParseFloat(s, 64); return err }},
-	{Name: Tools, Short: "tools", Scoring: true,
-		get: func(c *Cell) string { return c.Tools },
-		set: func(c *Cell, s string) error { c.Tools = s; return nil }},
-	{Name: Confirm, Short: "confirm", Scoring: true, Known: modeNames(),
-		get: func(c *Cell) string { return string(c.Confirm) },
-		set: func(c *Cell, s string) error { c.Confirm = ConfirmMode(s); return nil }},
-	{Name: Descriptions, Short: "desc", Scoring: true, Known: []string{"default"},
-		get: func(c *Cell) string { return c.Descriptions },
-		set: func(c *Cell, s string) error { c.Descriptions = s; return nil }},
-	{Name: Options, Short: "opts", Scoring: true, Quiet: true, Known: []string{DefaultOptions},
-		get: func(c *Cell) string { return cmp.Or(c.Options, DefaultOptions) },
-		set: func(c *Cell, s string) error { c.Options = cmp.Or(s, DefaultOptions); normalize(c); return nil }},
+	{Name: Model, Key: "models", Short: "model", Type: "string", Scoring: true,
+		get: func(c Cell) string { return c.Model },
+		set: func(c Cell, s string) (Cell, error) { c.Model = s; return c, nil }},
+	{Name: Seed, Key: "seeds", Short: "seed", Type: "int", Default: []string{"1"}, Numeric: true,
+		get: func(c Cell) string { return strconv.Itoa(c.Seed) },
+		set: func(c Cell, s string) (_ Cell, err error) { c.Seed, err = strconv.Atoi(s); return c, err }},
+	{Name: Temperature, Key: "temperatures", Short: "temp", Heading: "temp", Type: "number", Default: []string{"0"}, Numeric: true, Scoring: true,
+		get: func(c Cell) string { return FormatFloat(c.Temperature) },
+		set: func(c Cell, s string) (_ Cell, err error) {
+			c.Temperature, err = strconv.ParseFloat(s, 64)
+			return c, err
+		}},
+	{Name: Tools, Key: "tools", Short: "tools", Type: "#ToolSubset", Default: []string{"needed"}, Scoring: true,
+		get: func(c Cell) string { return c.Tools },
+		set: func(c Cell, s string) (Cell, error) { c.Tools = s; return c, nil }},
+	{Name: Confirm, Key: "confirm", Short: "confirm", Type: "#Confirm", Default: []string{string(ConfirmAuto)}, Closed: true, Scoring: true, Known: modeNames(),
+		get: func(c Cell) string { return string(c.Confirm) },
+		set: func(c Cell, s string) (Cell, error) { c.Confirm = ConfirmMode(s); return c, nil }},
+	{Name: Descriptions, Key: "descriptions", Short: "desc", Type: "string", Default: []string{"default"}, Scoring: true, Known: []string{"default"},
+		get: func(c Cell) string { return c.Descriptions },
+		set: func(c Cell, s string) (Cell, error) { c.Descriptions = s; return c, nil }},
+	{Name: Options, Key: "options", Short: "opts", Type: "string", Default: []string{DefaultOptions}, Scoring: true, Quiet: true, Known: []string{DefaultOptions},
+		get: func(c Cell) string { return cmp.Or(c.Options, DefaultOptions) },
+		set: func(c Cell, s string) (Cell, error) {
+			c.Options = cmp.Or(s, DefaultOptions)
+			normalize(&c)
+			return c, nil
+		}},
 }
 
 // normalize spells the default options set as "", the form cells and
@@ -137,6 +176,9 @@ func normalize(c *Cell) {
 // Hides reports whether v is a value of a that labels, cell names and
 // report keys leave out (a Quiet axis at its default).
 func (a *Axis) Hides(v string) bool { return a.Quiet && v == a.Known[0] }
+
+// ColumnHeading is the axis's column heading in report tables.
+func (a *Axis) ColumnHeading() string { return cmp.Or(a.Heading, a.Name) }
 
 // Lookup returns the axis named name, or nil.
 func Lookup(name string) *Axis {
@@ -170,14 +212,16 @@ func ScoringNames() []string {
 }
 
 // Format returns the value of the axis in c as every stage spells it.
-func (a *Axis) Format(c Cell) string { return a.get(&c) }
+func (a *Axis) Format(c Cell) string { return a.get(c) }
 
 // Parse sets the axis in c from its formatted value s; it fails only for
 // a numeric axis whose s is not a number of its kind.
 func (a *Axis) Parse(c *Cell, s string) error {
-	if err := a.set(c, s); err != nil {
+	v, err := a.set(*c, s)
+	if err != nil {
 		return fmt.Errorf("cell: %s %q: want a number", a.Name, s)
 	}
+	*c = v
 	return nil
 }
 
@@ -244,7 +288,7 @@ func (c Cell) Pool(axes ...string) Cell {
 	var zero Cell
 	for _, name := range axes {
 		if a := Lookup(name); a != nil {
-			_ = a.set(&c, a.get(&zero))
+			c, _ = a.set(c, a.get(zero))
 		}
 	}
 	c.ToolCount = 0

@@ -94,10 +94,10 @@ func TestSelectorFrontEndsAgree(t *testing.T) {
 // a plan whose only cell is c.
 func viaFilter(t *testing.T, axis, pattern string, c cell.Cell) bool {
 	t.Helper()
-	cfg := &schema.Config{Matrix: schema.Matrix{
-		Models: []string{c.Model}, Seeds: []int{c.Seed}, Temperatures: []float64{c.Temperature},
-		Tools: []schema.ToolSubset{{Name: c.Tools}}, Confirm: []cell.ConfirmMode{c.Confirm}, Descriptions: []string{c.Descriptions},
-	}}
+	cfg := &schema.Config{Matrix: schema.Matrix{}}
+	for _, a := range cell.Axes {
+		cfg.Matrix.Set(a.Name, a.Format(c))
+	}
 	p, err := plan.New(cfg, []*schema.Case{{ID: "c", Prompt: "hi"}})
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,12 @@
 // axis, with the model as the outermost (most significant) axis so that a
 // job sends all of one model's runs before the next model's, and Ollama does
 // not reload models when requests would otherwise alternate. The axes, from
-// outermost to innermost, are model, case, seed, temperature, tool subset,
-// confirm mode and description set.
+// outermost to innermost, are those of package schema/cell's table in its
+// order, with the case axis after the model (AxisNames): model, case,
+// seed, temperature, tool subset, confirm mode, description set, options
+// set. The plan holds every axis as a list of formatted values read from
+// the config's matrix through the table; the tools axis also keeps its
+// subsets, the one axis whose values are more than their names.
 //
 // Steps:
 //

@@ -12,8 +12,9 @@ import (
 
 // Filter keeps the runs whose value on Key matches one of Globs.
 //
-// Keys are the axis names (model, case, seed, temperature, tools, confirm,
-// descriptions) and tag, which keeps the cases carrying a matching tag.
+// Keys are the axis names (AxisNames; a cell axis also by its short label,
+// as reports spell it: "temp") and tag, which keeps the cases carrying a
+// matching tag.
 // Globs are patterns of the one selector language (package schema/cell),
 // matched against the value as ids and cassettes spell it: * (any run of
 // characters, '/' included), ? (one character), \ (the next character
@@ -32,8 +33,10 @@ func ParseFilter(s string) (Filter, error) {
 	if !ok || k == "" || v == "" {
 		return Filter{}, fmt.Errorf("filter %q: want key=glob, e.g. case=sql-* or model=qwen3:0.6b", s)
 	}
-	if k == "temp" {
-		k = AxisTemperature
+	for _, a := range cell.Axes {
+		if k == a.Short {
+			k = a.Name
+		}
 	}
 	if k != "tag" && !slices.Contains(AxisNames, k) {
 		keys := append(slices.Clone(AxisNames), "tag")
@@ -77,6 +80,7 @@ func Merge(fs []Filter) []Filter {
 // almost always a typo.
 func (p *Plan) Filter(fs []Filter) (*Plan, error) {
 	q := *p
+	q.vals = slices.Clone(p.vals)
 	for _, f := range Merge(fs) {
 		sel, err := f.selector()
 		if err != nil {
@@ -103,10 +107,11 @@ func (p *Plan) narrow(sel *cell.Selector) (int, error) {
 		p.cases = keep(p.cases, func(c *schema.Case) bool { return slices.ContainsFunc(c.Tags, sel.Match) })
 		return len(p.cases), nil
 	}
-	vals := p.formatted(sel.Axis)
-	if vals == nil {
+	a := slices.Index(AxisNames, sel.Axis)
+	if a < 0 {
 		return 0, fmt.Errorf("unknown key %q", sel.Axis)
 	}
+	vals := p.vals[a]
 	mask := make([]bool, len(vals))
 	n := 0
 	for i, v := range vals {
@@ -114,24 +119,13 @@ func (p *Plan) narrow(sel *cell.Selector) (int, error) {
 			n++
 		}
 	}
-	switch sel.Axis {
-	case AxisModel:
-		p.models = keepMask(p.models, mask)
-	case AxisCase:
+	switch a {
+	case caseAxis:
 		p.cases = keepMask(p.cases, mask)
-	case AxisSeed:
-		p.seeds = keepMask(p.seeds, mask)
-	case AxisTemperature:
-		p.temps = keepMask(p.temps, mask)
-	case AxisTools:
-		p.tools = keepMask(p.tools, mask)
-	case AxisConfirm:
-		p.confirm = keepMask(p.confirm, mask)
-	case AxisDescriptions:
-		p.descs = keepMask(p.descs, mask)
-	case AxisOptions:
-		p.opts = keepMask(p.opts, mask)
+	case toolsAxis:
+		p.subsets = keepMask(p.subsets, mask)
 	}
+	p.vals[a] = keepMask(vals, mask) // encode spells the case and tools axes again
 	return n, nil
 }
 
@@ -149,11 +143,7 @@ func (p *Plan) values(key string) string {
 			}
 		}
 	} else {
-		for _, a := range p.Axes() {
-			if a.Name == key {
-				vs = a.Values
-			}
-		}
+		vs = p.Values(key)
 	}
 	if len(vs) > 10 {
 		return strings.Join(vs[:10], ", ") + fmt.Sprintf(", … (%d more)", len(vs)-10)

@@ -42,14 +42,12 @@ func parseCase(t *testing.T, src string) *schema.Case {
 }
 
 func pinnedConfig() *schema.Config {
-	return &schema.Config{Name: "pin", Matrix: schema.Matrix{
-		Models:       []string{"qwen3:0.6b"},
-		Seeds:        []int{1},
-		Temperatures: []float64{0.7},
-		Tools:        []schema.ToolSubset{{Name: "n8", Count: 8}},
-		Confirm:      []cell.ConfirmMode{"deny"},
-		Descriptions: []string{"terse"},
-	}}
+	return &schema.Config{Name: "pin", Matrix: schema.Matrix{Tools: []schema.ToolSubset{{Name: "n8", Count: 8}}}.
+		With(cell.Model, "qwen3:0.6b").
+		With(cell.Seed, "1").
+		With(cell.Temperature, "0.7").
+		With(cell.Confirm, "deny").
+		With(cell.Descriptions, "terse")}
 }
 
 // TestPinnedID pins a run id: a fixed case and cell give this id on every
@@ -124,7 +122,7 @@ func TestOptionsAxisID(t *testing.T) {
 	t.Parallel()
 	c := parseCase(t, pinnedCase)
 	cfg := pinnedConfig()
-	cfg.Matrix.Options = []string{"default", "deep"}
+	cfg.Matrix.Set(cell.Options, "default", "deep")
 	p, err := New(cfg, []*schema.Case{c})
 	if err != nil {
 		t.Fatal(err)

@@ -8,49 +8,60 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 )
 
-// Axis names, outermost first; Filter keys use the same names, plus "tag".
-// Every axis but the case is an axis of package schema/cell, which
-// formats, parses and orders its values.
-const (
-	AxisModel        = cell.Model
-	AxisCase         = "case"
-	AxisSeed         = cell.Seed
-	AxisTemperature  = cell.Temperature
-	AxisTools        = cell.Tools
-	AxisConfirm      = cell.Confirm
-	AxisDescriptions = cell.Descriptions
-	AxisOptions      = cell.Options
+// AxisCase is the name of the case axis, the one axis of a plan that is
+// not an axis of package schema/cell. Filter keys use the axis names, plus
+// "tag".
+const AxisCase = "case"
+
+// AxisNames lists the axes from outermost to innermost: the axes of
+// package schema/cell in table order, with the case axis after the model
+// (the table's first axis). It is the scheduling order, which fixes run
+// indexes and shards.
+var AxisNames = slices.Insert(cell.Names(), 1, AxisCase)
+
+// maxAxes bounds the number of axes, so that decoding a run index needs
+// no allocation.
+const maxAxes = 16
+
+var (
+	caseAxis  = slices.Index(AxisNames, AxisCase)
+	toolsAxis = slices.Index(AxisNames, cell.Tools)
+	// axes[a] is the cell axis AxisNames[a] (nil for the case axis).
+	axes = func() []*cell.Axis {
+		if len(AxisNames) > maxAxes || AxisNames[0] != cell.Model {
+			panic("plan: the axis table must start with the model and have at most 16 axes")
+		}
+		out := make([]*cell.Axis, len(AxisNames))
+		for a, name := range AxisNames {
+			out[a] = cell.Lookup(name)
+		}
+		return out
+	}()
 )
-
-// AxisNames lists the axes from outermost to innermost: the scheduling
-// order, which fixes run indexes and shards (and so must not change).
-var AxisNames = []string{AxisModel, AxisCase, AxisSeed, AxisTemperature, AxisTools, AxisConfirm, AxisDescriptions, AxisOptions}
-
-const nAxes = 8
 
 // Plan is a lazily expanded set of runs. It is immutable and safe for
 // concurrent use.
 type Plan struct {
-	cases   []*schema.Case
-	models  []string
-	seeds   []int
-	temps   []float64
-	tools   []schema.ToolSubset
-	confirm []cell.ConfirmMode
-	descs   []string
-	opts    []string // options set names, "default" for none
+	cases []*schema.Case
+	// vals[a] are the values of axis AxisNames[a] as package schema/cell
+	// formats them (the case axis: case ids). The tools axis is the one
+	// whose values are more than names: its subsets are in subsets, its
+	// names in vals.
+	vals    [][]string
+	subsets []schema.ToolSubset
 
 	// parts[a][v] is the identity-bearing encoding of value v of axis a
 	// (the case axis holds case ids and run digests, schema.RunDigest),
 	// hashed into run ids.
-	parts [nAxes][]string
-	size  [nAxes]int64
+	parts [][]string
+	size  []int64
 	total int64 // product of size, before sharding
 
 	start, end int64 // shard window of [0, total)
@@ -121,42 +132,33 @@ type Run struct {
 var ErrTooLarge = errors.New("plan: matrix has more than 2^63-1 runs")
 
 // New builds the plan of cfg over cases. Axes come from the config (whose
-// defaults the schema filled in); an empty axis or an empty case list is an
-// error, since the plan would silently be empty.
+// defaults the schema filled in; an axis it leaves out gets the axis
+// table's default); an empty model axis or an empty case list is an error,
+// since the plan would silently be empty.
 func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 	m := cfg.Matrix
 	p := &Plan{
 		cases:   cases,
-		models:  m.Models,
-		seeds:   m.Seeds,
-		temps:   m.Temperatures,
-		tools:   m.Tools,
-		confirm: m.Confirm,
-		descs:   m.Descriptions,
+		vals:    make([][]string, len(AxisNames)),
+		subsets: m.Tools,
 		sim:     SimulatorPart(cfg.Simulator),
-		opts:    m.Options,
 	}
-	// Defaults, should a config arrive without the schema's.
-	if len(p.seeds) == 0 {
-		p.seeds = []int{1}
+	for a, ax := range axes {
+		if ax == nil {
+			continue
+		}
+		if p.vals[a] = m.Values(ax.Name); len(p.vals[a]) == 0 {
+			if len(ax.Default) == 0 {
+				return nil, fmt.Errorf("plan: matrix.%s is empty", ax.Key)
+			}
+			p.vals[a] = ax.Default
+		}
 	}
-	if len(p.temps) == 0 {
-		p.temps = []float64{0}
-	}
-	if len(p.tools) == 0 {
-		p.tools = []schema.ToolSubset{{Name: "needed"}}
-	}
-	if len(p.confirm) == 0 {
-		p.confirm = []cell.ConfirmMode{cell.ConfirmAuto}
-	}
-	if len(p.descs) == 0 {
-		p.descs = []string{"default"}
-	}
-	if len(p.opts) == 0 {
-		p.opts = []string{cell.DefaultOptions}
-	}
-	if len(p.models) == 0 {
-		return nil, errors.New("plan: matrix.models is empty")
+	if len(p.subsets) == 0 {
+		p.subsets = nil
+		for _, name := range p.vals[toolsAxis] {
+			p.subsets = append(p.subsets, schema.ToolSubset{Name: name})
+		}
 	}
 	if len(cases) == 0 {
 		return nil, errors.New("plan: no cases matched the config's case patterns")
@@ -169,7 +171,7 @@ func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 		seen[c.ID] = true
 	}
 	names := map[string]bool{}
-	for _, t := range p.tools {
+	for _, t := range p.subsets {
 		if names[t.Name] {
 			return nil, fmt.Errorf("plan: tool subset name %q appears twice", t.Name)
 		}
@@ -181,29 +183,39 @@ func New(cfg *schema.Config, cases []*schema.Case) (*Plan, error) {
 	return p, nil
 }
 
-// encode fills parts, size and total and resets the shard window.
+// encode fills the case axis's values, parts, size and total and resets
+// the shard window.
 func (p *Plan) encode() error {
+	ids := make([]string, len(p.cases))
+	for i, c := range p.cases {
+		ids[i] = c.ID
+	}
+	p.vals[caseAxis] = ids
 	// name=value, the value as package schema/cell formats it; the case
 	// and the tool subset carry more than their names.
+	p.parts = make([][]string, len(AxisNames))
+	p.size = make([]int64, len(AxisNames))
 	for a, name := range AxisNames {
-		vals := p.formatted(name)
-		p.parts[a] = make([]string, len(vals))
-		for i, v := range vals {
+		p.parts[a] = make([]string, len(p.vals[a]))
+		for i, v := range p.vals[a] {
 			p.parts[a][i] = name + "=" + v
 		}
 	}
 	for i, c := range p.cases {
-		p.parts[1][i] = "case=" + c.ID + "@" + caseDigest(c, p.sim)
+		p.parts[caseAxis][i] = "case=" + c.ID + "@" + caseDigest(c, p.sim)
 	}
-	for i, v := range p.tools {
+	p.vals[toolsAxis] = make([]string, len(p.subsets))
+	p.parts[toolsAxis] = make([]string, len(p.subsets))
+	for i, v := range p.subsets {
 		b, err := json.Marshal(v) // the whole definition: n8 with another count is another cell
 		if err != nil {
 			return err
 		}
-		p.parts[4][i] = "tools=" + string(b)
+		p.vals[toolsAxis][i] = v.Name
+		p.parts[toolsAxis][i] = "tools=" + string(b)
 	}
 	total := int64(1)
-	for a := range nAxes {
+	for a := range p.parts {
 		n := int64(len(p.parts[a]))
 		p.size[a] = n
 		if n == 0 {
@@ -230,17 +242,17 @@ func (p *Plan) Total() int64 { return p.total }
 // Cases returns the plan's cases in case-axis order.
 func (p *Plan) Cases() []*schema.Case { return p.cases }
 
-// Models returns the model axis.
-func (p *Plan) Models() []string { return p.models }
+// Values returns the values of the named axis as package schema/cell
+// formats them (case ids for the case axis), nil for an unknown name.
+func (p *Plan) Values(name string) []string {
+	if a := slices.Index(AxisNames, name); a >= 0 {
+		return p.vals[a]
+	}
+	return nil
+}
 
 // Subsets returns the tools axis.
-func (p *Plan) Subsets() []schema.ToolSubset { return p.tools }
-
-// DescriptionSets returns the description-set axis.
-func (p *Plan) DescriptionSets() []string { return p.descs }
-
-// OptionsSets returns the options axis ("default" for none).
-func (p *Plan) OptionsSets() []string { return p.opts }
+func (p *Plan) Subsets() []schema.ToolSubset { return p.subsets }
 
 // AxisCount is the number of values an axis has in the plan.
 type AxisCount struct {
@@ -251,76 +263,10 @@ type AxisCount struct {
 // Axes lists every axis with its values, outermost first.
 func (p *Plan) Axes() []AxisCount {
 	out := make([]AxisCount, len(AxisNames))
-	for i, name := range AxisNames {
-		out[i] = AxisCount{name, p.formatted(name)}
+	for a, name := range AxisNames {
+		out[a] = AxisCount{name, p.vals[a]}
 	}
 	return out
-}
-
-// formatted returns the values of the named axis as package schema/cell
-// formats them (case ids for the case axis), nil for an unknown name.
-func (p *Plan) formatted(name string) []string {
-	if name == AxisCase {
-		out := make([]string, len(p.cases))
-		for i, c := range p.cases {
-			out[i] = c.ID
-		}
-		return out
-	}
-	a := cell.Lookup(name)
-	if a == nil {
-		return nil
-	}
-	n := p.axisLen(name)
-	out := make([]string, n)
-	for i := range n {
-		out[i] = a.Format(p.cellAt(name, i))
-	}
-	return out
-}
-
-// axisLen is the number of values of a cell axis.
-func (p *Plan) axisLen(name string) int {
-	switch name {
-	case AxisModel:
-		return len(p.models)
-	case AxisSeed:
-		return len(p.seeds)
-	case AxisTemperature:
-		return len(p.temps)
-	case AxisTools:
-		return len(p.tools)
-	case AxisConfirm:
-		return len(p.confirm)
-	case AxisDescriptions:
-		return len(p.descs)
-	case AxisOptions:
-		return len(p.opts)
-	}
-	return 0
-}
-
-// cellAt returns a cell holding value i of the named axis (the other
-// axes zero).
-func (p *Plan) cellAt(name string, i int) cell.Cell {
-	var c cell.Cell
-	switch name {
-	case AxisModel:
-		c.Model = p.models[i]
-	case AxisSeed:
-		c.Seed = p.seeds[i]
-	case AxisTemperature:
-		c.Temperature = p.temps[i]
-	case AxisTools:
-		c.Tools = p.tools[i].Name
-	case AxisConfirm:
-		c.Confirm = p.confirm[i]
-	case AxisDescriptions:
-		c.Descriptions = p.descs[i]
-	case AxisOptions:
-		_ = cell.Lookup(cell.Options).Parse(&c, p.opts[i])
-	}
-	return c
 }
 
 // Run decodes the i'th run of the plan, 0 <= i < Len(). It allocates only
@@ -331,25 +277,18 @@ func (p *Plan) Run(i int64) Run {
 	}
 	g := p.start + i
 	d := p.digits(g)
-	ts := p.tools[d[4]]
-	opts := p.opts[d[7]]
-	if opts == cell.DefaultOptions {
-		opts = "" // the cell's spelling of the default
+	var c record.Cell
+	for a, ax := range axes {
+		if ax != nil {
+			_ = ax.Parse(&c, p.vals[a][d[a]]) // formatted by the axis: it parses
+		}
 	}
 	return Run{
-		Index: g,
-		ID:    p.id(&d),
-		Case:  p.cases[d[1]],
-		Cell: record.Cell{
-			Model:        p.models[d[0]],
-			Seed:         p.seeds[d[2]],
-			Temperature:  p.temps[d[3]],
-			Tools:        ts.Name,
-			Confirm:      p.confirm[d[5]],
-			Descriptions: p.descs[d[6]],
-			Options:      opts,
-		},
-		Subset: ts,
+		Index:  g,
+		ID:     p.id(&d),
+		Case:   p.cases[d[caseAxis]],
+		Cell:   c,
+		Subset: p.subsets[d[toolsAxis]],
 	}
 }
 
@@ -364,30 +303,30 @@ func (p *Plan) ID(i int64) string {
 
 // digits decodes a position in the unsharded plan into one value index
 // per axis.
-func (p *Plan) digits(g int64) [nAxes]int {
-	var d [nAxes]int
-	for a := nAxes - 1; a >= 0; a-- {
+func (p *Plan) digits(g int64) [maxAxes]int {
+	var d [maxAxes]int
+	for a := len(p.size) - 1; a >= 0; a-- {
 		d[a] = int(g % p.size[a])
 		g /= p.size[a]
 	}
 	return d
 }
 
-// id hashes the identity parts of the digits in a fixed order (the case
-// first), independent of the axis order used for scheduling. The options
-// axis is hashed only when not "default", so that a cell without options
-// keeps the id it had before the axis existed.
-func (p *Plan) id(d *[nAxes]int) string {
+// id hashes the identity parts of the digits in a fixed order, the case
+// first and then the cell's axes in table order, independent of the axis
+// order used for scheduling. A Quiet axis at its default is left out, so
+// that a cell of a matrix without the axis keeps the id it had before the
+// axis existed.
+func (p *Plan) id(d *[maxAxes]int) string {
 	var buf [1024]byte
 	b := buf[:0]
-	b = append(b, p.parts[1][d[1]]...)
-	for _, a := range [...]int{0, 2, 3, 4, 5, 6} {
+	b = append(b, p.parts[caseAxis][d[caseAxis]]...)
+	for a, ax := range axes {
+		if ax == nil || ax.Hides(p.vals[a][d[a]]) {
+			continue
+		}
 		b = append(b, 0)
 		b = append(b, p.parts[a][d[a]]...)
-	}
-	if p.opts[d[7]] != cell.DefaultOptions {
-		b = append(b, 0)
-		b = append(b, p.parts[7][d[7]]...)
 	}
 	sum := sha256.Sum256(b)
 	var h [16]byte

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,14 +19,12 @@ func testCases(n int) []*schema.Case {
 }
 
 func testConfig() *schema.Config {
-	return &schema.Config{Name: "t", Matrix: schema.Matrix{
-		Models:       []string{"m1", "m2"},
-		Seeds:        []int{1, 2, 3},
-		Temperatures: []float64{0, 0.7},
-		Tools:        []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}},
-		Confirm:      []cell.ConfirmMode{"approve", "deny"},
-		Descriptions: []string{"default", "terse"},
-	}}
+	return &schema.Config{Name: "t", Matrix: schema.Matrix{Tools: []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}}}.
+		With(cell.Model, "m1", "m2").
+		With(cell.Seed, "1", "2", "3").
+		With(cell.Temperature, "0", "0.7").
+		With(cell.Confirm, "approve", "deny").
+		With(cell.Descriptions, "default", "terse")}
 }
 
 func TestDecodeMatchesNaiveProduct(t *testing.T) {
@@ -41,14 +40,16 @@ func TestDecodeMatchesNaiveProduct(t *testing.T) {
 	}
 	var i int64
 	ids := map[string]bool{}
+	// The scheduling order, written out: run indexes and shards depend on
+	// it, so it must not change.
 	m := cfg.Matrix
-	for _, model := range m.Models {
+	for _, model := range m.Values(cell.Model) {
 		for _, c := range cases {
-			for _, seed := range m.Seeds {
-				for _, temp := range m.Temperatures {
+			for _, seed := range []int{1, 2, 3} {
+				for _, temp := range []float64{0, 0.7} {
 					for _, ts := range m.Tools {
-						for _, conf := range m.Confirm {
-							for _, d := range m.Descriptions {
+						for _, conf := range []cell.ConfirmMode{"approve", "deny"} {
+							for _, d := range m.Values(cell.Descriptions) {
 								r := p.Run(i)
 								if r.Index != i || r.Case != c || r.Cell.Model != model || r.Cell.Seed != seed ||
 									r.Cell.Temperature != temp || r.Cell.Tools != ts.Name || r.Subset.Count != ts.Count ||
@@ -84,7 +85,7 @@ func TestIDsStableAndContentSensitive(t *testing.T) {
 	// Same ids whatever the axis order in the config: identity is the
 	// cell, not its position.
 	cfg := testConfig()
-	cfg.Matrix.Models = []string{"m2", "m1"}
+	cfg.Matrix.Set(cell.Model, "m2", "m1")
 	p3, _ := New(cfg, testCases(2))
 	set := map[string]bool{}
 	for i := range p1.Len() {
@@ -184,6 +185,20 @@ func TestFilter(t *testing.T) {
 	if _, err := p.Filter(parse("model=nope*")); err == nil || !strings.HasSuffix(err.Error(), "matches nothing; the model values are: m1, m2") {
 		t.Fatalf("filter matching nothing: got %v, want an error listing the models", err)
 	}
+	// Short labels, as reports spell axes, are keys too; filtering the
+	// tools axis keeps each run's subset with its name; p is unchanged.
+	q, err = p.Filter(parse("temp=0.7", "desc=terse", "tools=n8"))
+	if err != nil || q.Len() != p.Len()/8 {
+		t.Fatalf("temp, desc and tools: %v, %d runs", err, q.Len())
+	}
+	for i := range q.Len() {
+		if r := q.Run(i); r.Cell.Temperature != 0.7 || r.Cell.Descriptions != "terse" || r.Subset.Name != "n8" || r.Subset.Count != 8 || r.Cell.Tools != "n8" {
+			t.Fatalf("filtered run %+v", r)
+		}
+	}
+	if p.Len() != 2*4*3*2*2*2*2 || !slices.Equal(p.Values(cell.Tools), []string{"needed", "n8"}) || !slices.Equal(p.Values(AxisCase), []string{"case-0", "case-1", "case-2", "case-3"}) {
+		t.Fatalf("filtering changed the plan: %d runs, %v", p.Len(), p.Axes())
+	}
 	for _, bad := range []string{"model", "=x", "colour=red", "seed=one", `model=a\`} {
 		if _, err := ParseFilter(bad); err == nil {
 			t.Errorf("ParseFilter(%q) succeeded", bad)
@@ -201,7 +216,7 @@ func TestErrors(t *testing.T) {
 	if _, err := New(cfg, dup); err == nil {
 		t.Error("duplicate case id: want error")
 	}
-	cfg.Matrix.Models = nil
+	cfg.Matrix.Set(cell.Model)
 	if _, err := New(cfg, testCases(1)); err == nil {
 		t.Error("no models: want error")
 	}
@@ -211,18 +226,19 @@ func TestErrors(t *testing.T) {
 // seeds x 10 temperatures x 10 subsets.
 func millionConfig() (*schema.Config, []*schema.Case) {
 	cfg := testConfig()
-	cfg.Matrix.Models = make([]string, 10)
-	cfg.Matrix.Seeds = make([]int, 10)
-	cfg.Matrix.Temperatures = make([]float64, 10)
+	models, seeds, temps := make([]string, 10), make([]string, 10), make([]string, 10)
 	cfg.Matrix.Tools = make([]schema.ToolSubset, 10)
 	for i := range 10 {
-		cfg.Matrix.Models[i] = fmt.Sprintf("m%d", i)
-		cfg.Matrix.Seeds[i] = i
-		cfg.Matrix.Temperatures[i] = float64(i) / 10
+		models[i] = fmt.Sprintf("m%d", i)
+		seeds[i] = fmt.Sprint(i)
+		temps[i] = cell.FormatFloat(float64(i) / 10)
 		cfg.Matrix.Tools[i] = schema.ToolSubset{Name: fmt.Sprintf("n%d", i), Count: i}
 	}
-	cfg.Matrix.Confirm = []cell.ConfirmMode{"auto"}
-	cfg.Matrix.Descriptions = []string{"default"}
+	cfg.Matrix.Set(cell.Model, models...)
+	cfg.Matrix.Set(cell.Seed, seeds...)
+	cfg.Matrix.Set(cell.Temperature, temps...)
+	cfg.Matrix.Set(cell.Confirm, "auto")
+	cfg.Matrix.Set(cell.Descriptions, "default")
 	return cfg, testCases(100)
 }
 
@@ -237,7 +253,7 @@ func TestMillionRunsBoundedMemory(t *testing.T) {
 		t.Fatalf("Len = %d", p.Len())
 	}
 	small := *cfg
-	small.Matrix.Models = cfg.Matrix.Models[:1]
+	small.Matrix.Set(cell.Model, cfg.Matrix.Values(cell.Model)[:1]...)
 	smallAllocs := testing.AllocsPerRun(5, func() { New(&small, cases) })
 	// The big plan has 9 more axis values and 900,000 more runs: a few
 	// allocations per axis value are expected (and vary a little with map

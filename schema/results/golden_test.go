@@ -22,8 +22,9 @@ func TestMetaGolden(t *testing.T) {
 		Name: "demo", Cases: []string{"cases/**/*.yaml"},
 		Server:  schema.Server{Builtin: &schema.Builtin{}},
 		Backend: schema.Backend{Replay: "fixtures/cassettes/demo"},
-		Matrix: schema.Matrix{Models: []string{"scripted-demo"}, Seeds: []int{1, 2}, Temperatures: []float64{0, 0.7},
-			Tools: []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}}, Confirm: []cell.ConfirmMode{"approve", "deny"}, Descriptions: []string{"default"}},
+		Matrix: schema.Matrix{Tools: []schema.ToolSubset{{Name: "needed"}, {Name: "n8", Count: 8}}}.
+			With(cell.Model, "scripted-demo").With(cell.Seed, "1", "2").With(cell.Temperature, "0", "0.7").
+			With(cell.Confirm, "approve", "deny").With(cell.Descriptions, "default"),
 		Limits: schema.Limits{MaxIterations: 8, RunTimeout: schema.Duration{Duration: 30 * time.Second}, CallTimeout: schema.Duration{Duration: 30 * time.Second}, Concurrency: 2, Retries: 1},
 		Output: "results",
 	}

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 )
@@ -190,11 +192,11 @@ func TestMergeSkipsUnknownAndLongLines(t *testing.T) {
 // tests write: one case, 26 seeds, the run of seed i named by the i'th
 // letter (see asRun).
 func letterConfig() *schema.Config {
-	seeds := make([]int, 26)
+	seeds := make([]string, 26)
 	for i := range seeds {
-		seeds[i] = i + 1
+		seeds[i] = strconv.Itoa(i + 1)
 	}
-	return &schema.Config{Name: "x", Matrix: schema.Matrix{Models: []string{"m"}, Seeds: seeds}}
+	return &schema.Config{Name: "x", Matrix: schema.Matrix{}.With(cell.Model, "m").With(cell.Seed, seeds...)}
 }
 
 var letterCases = map[string]string{"c": "d"}

@@ -49,10 +49,9 @@ func ruleDir(t *testing.T) (dir string, p *plan.Plan) {
 	if err := os.WriteFile("cases/a.yaml", []byte(ruleCases), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &schema.Config{Name: "t", Cases: []string{"cases/*.yaml"}, Matrix: schema.Matrix{
-		Models: []string{"m"}, Seeds: []int{1, 2, 3, 4}, Temperatures: []float64{0},
-		Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []cell.ConfirmMode{"auto"}, Descriptions: []string{"default"},
-	}}
+	cfg := &schema.Config{Name: "t", Cases: []string{"cases/*.yaml"}, Matrix: schema.Matrix{}.
+		With(cell.Model, "m").With(cell.Seed, "1", "2", "3", "4").With(cell.Temperature, "0").
+		With(cell.Tools, "needed").With(cell.Confirm, "auto").With(cell.Descriptions, "default")}
 	cases, err := schema.LoadCases(cfg.Cases)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // MaxAnthropicTemperature is the highest temperature Anthropic's
@@ -49,7 +50,8 @@ func checkAnthropic(c *schema.Config, a *schema.Anthropic, pos positions) schema
 		errs = append(errs, e)
 	}
 	thinking := a.ThinkingBudget > 0
-	for i, t := range c.Matrix.Temperatures {
+	for i, v := range c.Matrix.Values(cell.Temperature) {
+		t, _ := strconv.ParseFloat(v, 64) // formatted by the axis
 		switch {
 		case t < 0 || t > MaxAnthropicTemperature:
 			temp(i, fmt.Sprintf("backend.anthropic takes temperatures from 0 to 1, got %s", strconv.FormatFloat(t, 'g', -1, 64)))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // Load reads a run config (a plain CUE file), unifies it with the
@@ -557,43 +558,11 @@ func checkCasePatterns(c *schema.Config, add addFunc) {
 	}
 }
 
-// checkMatrix checks the matrix: repeated axis values (positioned at the
-// repeat) and tool subsets.
+// checkMatrix checks the matrix: tool subsets, and repeated values of
+// every axis (positioned at the repeat; values compare as the axis
+// formats them, so 0.7 repeats 0.70).
 func checkMatrix(file string, c *schema.Config, pos positions, errs *schema.Errors, add addFunc) {
-	// dupes reports repeated values of an axis, positioned in one pass
-	// over the list however many there are.
-	dupes := func(axis string, vals []string, show func(int) string) {
-		seen := make(map[string]bool, len(vals))
-		var at []token.Pos
-		for i, v := range vals {
-			if !seen[v] {
-				seen[v] = true
-				continue
-			}
-			if at == nil {
-				at = pos.elemPositions([]any{"matrix", axis})
-			}
-			e := pos.at([]any{"matrix", axis}, "duplicate value "+show(i))
-			e.Path = matchers.PathString([]any{"matrix", axis, i})
-			if i < len(at) && at[i].IsValid() && at[i].Filename() == file {
-				e.Line, e.Col = at[i].Line(), at[i].Column()
-			}
-			*errs = append(*errs, e)
-		}
-	}
-	quoted := func(vals []string) func(int) string {
-		return func(i int) string { return strconv.Quote(vals[i]) }
-	}
-	dupes("models", c.Matrix.Models, quoted(c.Matrix.Models))
-	modes := make([]string, len(c.Matrix.Confirm))
-	for i, m := range c.Matrix.Confirm {
-		modes[i] = string(m)
-	}
-	dupes("confirm", modes, quoted(modes))
-	dupes("descriptions", c.Matrix.Descriptions, quoted(c.Matrix.Descriptions))
-	var toolNames []string
 	for i, t := range c.Matrix.Tools {
-		toolNames = append(toolNames, t.Name)
 		el := []any{"matrix", "tools", i}
 		switch {
 		case t.Count > 0 && t.Include != nil:
@@ -602,12 +571,35 @@ func checkMatrix(file string, c *schema.Config, pos positions, errs *schema.Erro
 			add(append(el, "name"), "want \"needed\" or \"all\" for a subset without count or include, got %q", t.Name)
 		}
 	}
-	dupes("tools", toolNames, quoted(toolNames))
-	seeds := make([]string, len(c.Matrix.Seeds))
-	for i, v := range c.Matrix.Seeds {
-		seeds[i] = strconv.Itoa(v)
+	for _, a := range cell.Axes {
+		dupes(file, pos, errs, a, c.Matrix.Values(a.Name))
 	}
-	dupes("seeds", seeds, func(i int) string { return seeds[i] })
+}
+
+// dupes reports repeated values of axis a, positioned in one pass over
+// the list however many there are.
+func dupes(file string, pos positions, errs *schema.Errors, a *cell.Axis, vals []string) {
+	seen := make(map[string]bool, len(vals))
+	var at []token.Pos
+	for i, v := range vals {
+		if !seen[v] {
+			seen[v] = true
+			continue
+		}
+		if at == nil {
+			at = pos.elemPositions([]any{"matrix", a.Key})
+		}
+		show := v
+		if !a.Numeric {
+			show = strconv.Quote(v)
+		}
+		e := pos.at([]any{"matrix", a.Key}, "duplicate value "+show)
+		e.Path = matchers.PathString([]any{"matrix", a.Key, i})
+		if i < len(at) && at[i].IsValid() && at[i].Filename() == file {
+			e.Line, e.Col = at[i].Line(), at[i].Column()
+		}
+		*errs = append(*errs, e)
+	}
 }
 
 // checkDescriptionSets checks that every description set a cell names
@@ -618,7 +610,7 @@ func checkDescriptionSets(c *schema.Config, add addFunc) {
 			add([]any{"description_sets", name}, "%s", msg)
 		}
 	}
-	for i, d := range c.Matrix.Descriptions {
+	for i, d := range c.Matrix.Values(cell.Descriptions) {
 		if d == "default" {
 			continue
 		}

@@ -88,8 +88,8 @@ matrix: models: ["qwen3:0.6b"]
 		Name: "min", Cases: []string{"cases/**/*.yaml"},
 		Server:  schema.Server{Builtin: &schema.Builtin{}},
 		Backend: schema.Backend{Ollama: &schema.Ollama{Host: "http://127.0.0.1:11434"}},
-		Matrix: schema.Matrix{Models: []string{"qwen3:0.6b"}, Seeds: []int{1}, Temperatures: []float64{0},
-			Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []cell.ConfirmMode{"auto"}, Descriptions: []string{"default"}, Options: []string{"default"}},
+		Matrix: schema.Matrix{Tools: []schema.ToolSubset{{Name: "needed"}}}.With(cell.Model, "qwen3:0.6b").With(cell.Seed, "1").With(cell.Temperature, "0").
+			With(cell.Confirm, "auto").With(cell.Descriptions, "default").With(cell.Options, "default"),
 		Limits: schema.Limits{MaxIterations: 8, RunTimeout: schema.Duration{Duration: 120 * time.Second}, CallTimeout: schema.Duration{Duration: 30 * time.Second},
 			Concurrency: 2, Retries: 2, ThrottleWait: schema.Duration{Duration: 10 * time.Minute}},
 		Output: "results",
@@ -140,7 +140,7 @@ output: "out"
 	if !reflect.DeepEqual(cfg.Matrix.Tools, wantTools) {
 		t.Errorf("tools %+v", cfg.Matrix.Tools)
 	}
-	if !reflect.DeepEqual(cfg.Matrix.Temperatures, []float64{0, 0.7}) || !reflect.DeepEqual(cfg.Matrix.Seeds, []int{1, 2, 3}) {
+	if !reflect.DeepEqual(cfg.Matrix.Values(cell.Temperature), []string{"0", "0.7"}) || !reflect.DeepEqual(cfg.Matrix.Values(cell.Seed), []string{"1", "2", "3"}) {
 		t.Errorf("matrix %+v", cfg.Matrix)
 	}
 	if cfg.Limits != (schema.Limits{MaxIterations: 4, RunTimeout: schema.Duration{Duration: 2 * time.Minute}, CallTimeout: schema.Duration{Duration: 0}, Concurrency: 8, Retries: 0, ThrottleWait: schema.Duration{Duration: 10 * time.Minute}}) {
@@ -193,6 +193,14 @@ func TestLoadConfigErrors(t *testing.T) {
 			`c.cue:3:65: server.oauth.client_secret_env: environment variable TOOLWARD_TEST_UNSET_SECRET (the OAuth client secret) is not set`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\", \"m\"], seeds: [1, 1]}\n",
 			"c.cue:5:24: matrix.models[1]: duplicate value \"m\"\nc.cue:5:41: matrix.seeds[1]: duplicate value 1"},
+		// Every axis is checked for repeats, as the axis formats its
+		// values: 0.70 repeats 0.7 (two runs of one id otherwise).
+		{head + "server: builtin: {}\nbackend: ollama: {}\noptions_sets: deep: ollama: {think: true}\nmatrix: {models: [\"m\"], temperatures: [0.7, 0.70], confirm: [\"deny\", \"deny\"], descriptions: [\"default\", \"default\"], options: [\"deep\", \"deep\"], tools: [{name: \"all\"}, {name: \"all\"}]}\n",
+			"c.cue:6:45: matrix.temperatures[1]: duplicate value 0.7\n" +
+				"c.cue:6:70: matrix.confirm[1]: duplicate value \"deny\"\n" +
+				"c.cue:6:105: matrix.descriptions[1]: duplicate value \"default\"\n" +
+				"c.cue:6:135: matrix.options[1]: duplicate value \"deep\"\n" +
+				"c.cue:6:167: matrix.tools[1]: duplicate value \"all\""},
 		{"name: \"x\"\ncases: [\"nothing/*.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
 			`c.cue:2:9: cases[0]: pattern "nothing/*.yaml" matches no file; resolved from the working directory $WD (paths in a config resolve from there, not from the config's directory)`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], seeds: \"1\"}\n",

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // TestConfigAndCaseSizeLimits: a case file and a config over their
@@ -48,7 +49,7 @@ func TestConfigListLimit(t *testing.T) {
 		"over.cue":     "name: \"c\"\ncases: [\"cases/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"x\"\nmatrix: {\n\tmodels: [\"m\"]\n\tseeds: [" + seeds(MaxCUEElements+1) + "]\n}\n",
 	})
 	t.Chdir(dir)
-	if cfg, err := Load("at.cue"); err != nil || len(cfg.Matrix.Seeds) != MaxCUEElements {
+	if cfg, err := Load("at.cue"); err != nil || len(cfg.Matrix.Values(cell.Seed)) != MaxCUEElements {
 		t.Fatalf("list at the limit: %v", err)
 	}
 	_, err := Load("over.cue")

@@ -22,11 +22,11 @@ var openAIReserved = []string{"model", "messages", "tools", "stream", "stream_op
 // the Anthropic settings of each set the matrix runs pass the Messages
 // API's thinking rules (checkAnthropicSet).
 func checkOptions(c *schema.Config, pos positions, add addFunc) {
-	seen := map[string]bool{}
-	for i, name := range c.Matrix.Options {
+	seen := map[string]bool{} // a repeat is reported by checkMatrix
+	for i, name := range c.Matrix.Values(cell.Options) {
 		el := []any{"matrix", "options", i}
 		if seen[name] {
-			add(el, "options set %q appears twice", name)
+			continue
 		}
 		seen[name] = true
 		if name == cell.DefaultOptions {
@@ -60,7 +60,7 @@ func checkOptions(c *schema.Config, pos positions, add addFunc) {
 	if b := c.Backend.Anthropic; b != nil {
 		checked := map[string]bool{}
 		userTemps := userSet(pos, "matrix", "temperatures")
-		for _, name := range c.Matrix.Options {
+		for _, name := range c.Matrix.Values(cell.Options) {
 			if set, ok := c.OptionsSets[name]; ok && set.Anthropic != nil && !checked[name] {
 				checked[name] = true
 				checkAnthropicSet(c, b, name, set.Anthropic, userTemps, add)
@@ -99,13 +99,13 @@ func checkAnthropicSet(c *schema.Config, b *schema.Anthropic, name string, a *sc
 	if tc := b.ToolChoice; tc != nil && (tc.Type == "any" || tc.Type == "tool") {
 		add(at("thinking_budget"), "options set %q turns thinking on, and with thinking the Messages API accepts tool_choice auto or none only: backend.anthropic.tool_choice %s forces a call", name, toolChoiceString(tc))
 	}
-	for _, t := range c.Matrix.Temperatures {
-		if t != 1 {
+	for _, t := range c.Matrix.Values(cell.Temperature) {
+		if t != "1" { // as the axis formats it
 			dflt := ""
 			if !userTemps {
 				dflt = " (the default); set matrix.temperatures: [1]"
 			}
-			add(at("thinking_budget"), "options set %q turns thinking on, and with thinking the Messages API accepts only temperature 1: matrix.temperatures has %s%s", name, strconv.FormatFloat(t, 'g', -1, 64), dflt)
+			add(at("thinking_budget"), "options set %q turns thinking on, and with thinking the Messages API accepts only temperature 1: matrix.temperatures has %s%s", name, t, dflt)
 			break
 		}
 	}

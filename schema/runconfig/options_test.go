@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 func TestLoadOptionsSets(t *testing.T) {
@@ -26,8 +27,8 @@ matrix: {models: ["m"], options: ["default", "fast", "deep"]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(cfg.Matrix.Options, []string{"default", "fast", "deep"}) {
-		t.Errorf("matrix.options %v", cfg.Matrix.Options)
+	if !reflect.DeepEqual(cfg.Matrix.Values(cell.Options), []string{"default", "fast", "deep"}) {
+		t.Errorf("matrix.options %v", cfg.Matrix.Values(cell.Options))
 	}
 	deep := cfg.OptionsSets["deep"].Ollama
 	if deep == nil || deep.Think != "high" || *deep.NumCtx != 32768 || *deep.TopP != 0.9 || *deep.TopK != 20 || *deep.MinP != 0.05 || *deep.RepeatPenalty != 1.1 || *deep.NumPredict != 512 {
@@ -39,8 +40,8 @@ matrix: {models: ["m"], options: ["default", "fast", "deep"]}
 	// Without the axis the default is one value, "default".
 	dir = writeFiles(t, map[string]string{"c.cue": "name: \"o\"\ncases: [\"a.yaml\"]\nserver: builtin: {}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n", "a.yaml": "id: a\nprompt: p\nexpect: {}\n"})
 	t.Chdir(dir)
-	if cfg, err = Load("c.cue"); err != nil || !reflect.DeepEqual(cfg.Matrix.Options, []string{"default"}) {
-		t.Errorf("default axis %v %v", cfg.Matrix.Options, err)
+	if cfg, err = Load("c.cue"); err != nil || !reflect.DeepEqual(cfg.Matrix.Values(cell.Options), []string{"default"}) {
+		t.Errorf("default axis %v %v", cfg.Matrix.Values(cell.Options), err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"cuelang.org/go/cue"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 )
 
 // checkPools checks the host pools of c's backend: one of host and
@@ -41,7 +42,7 @@ func checkPool(c *schema.Config, pos positions, add func(elems []any, format str
 		}
 		seen[key] = i
 	}
-	for i, m := range c.Matrix.Models {
+	for i, m := range c.Matrix.Values(cell.Model) {
 		if !slices.ContainsFunc(hosts, func(h schema.PoolHost) bool { return h.Serves(m) }) {
 			add([]any{"matrix", "models", i}, "no host in backend.%s.%s serves model %q: every host pins other models; add it to a host's models, or add a host that pins none", kind, many, m)
 		}

@@ -380,9 +380,10 @@ func sortChanges(cs []Change) {
 	slices.SortFunc(cs, func(a, b Change) int { return compareKeys(key{a.Case, a.Cell}, key{b.Case, b.Cell}) })
 }
 
-// order is the axis order of listed runs: the report's cell, then the
-// seed; each axis orders its values as package schema/cell says.
-var order = []string{cell.Model, cell.Temperature, cell.Tools, cell.Confirm, cell.Descriptions, cell.Options, cell.Seed}
+// order is the axis order of listed runs: the report's cell (every axis
+// but the seed, in table order), then the seed; each axis orders its
+// values as package schema/cell says.
+var order = append(slices.DeleteFunc(cell.Names(), func(n string) bool { return n == cell.Seed }), cell.Seed)
 
 // compareKeys orders runs by case, then cell (in order).
 func compareKeys(x, y key) int {

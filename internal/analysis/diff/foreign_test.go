@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -18,7 +19,7 @@ import (
 // the raw lines extra.
 func planSide(t *testing.T, runs []string, extra ...string) string {
 	t.Helper()
-	cfg := &schema.Config{Name: "p", Matrix: schema.Matrix{Models: []string{"m"}}}
+	cfg := &schema.Config{Name: "p", Matrix: schema.Matrix{}.With(cell.Model, "m")}
 	p, err := plan.New(cfg, []*schema.Case{{ID: "a", RunDigest: "da"}, {ID: "b", RunDigest: "db"}})
 	if err != nil {
 		t.Fatal(err)

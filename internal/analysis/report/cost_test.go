@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
 )
@@ -25,7 +26,7 @@ func costDir(t *testing.T, be schema.Backend, prices map[string]schema.Price, re
 		b = append(append(b, line...), '\n')
 	}
 	os.WriteFile(filepath.Join(dir, RunsFile), b, 0o644)
-	cfg := &schema.Config{Name: "cost", Backend: be, Prices: prices, Matrix: schema.Matrix{Models: []string{"a", "b"}}}
+	cfg := &schema.Config{Name: "cost", Backend: be, Prices: prices, Matrix: schema.Matrix{}.With(cell.Model, "a", "b")}
 	if err := results.WriteMeta(dir, &results.Meta{Version: results.MetaVersion, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/schema"
+	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -18,7 +19,7 @@ import (
 // per run, then appends extra lines.
 func planDir(t *testing.T, extra ...string) string {
 	t.Helper()
-	cfg := &schema.Config{Name: "members", Matrix: schema.Matrix{Models: []string{"m"}, Seeds: []int{1, 2, 3}}}
+	cfg := &schema.Config{Name: "members", Matrix: schema.Matrix{}.With(cell.Model, "m").With(cell.Seed, "1", "2", "3")}
 	cases := []*schema.Case{{ID: "a", RunDigest: "da"}, {ID: "b", RunDigest: "db"}}
 	p, err := plan.New(cfg, cases)
 	if err != nil {

@@ -395,35 +395,55 @@ func (s *Summary) caseCellsTable(c CaseSummary) *Table {
 	return t
 }
 
+// cellsTable has a row per cell: its axes (a column per axis of the
+// CellKey, in table order; a Quiet axis only when some cell is off its
+// default, so that a matrix without the axis keeps its table), the tools
+// offered, and the tallies.
 func (s *Summary) cellsTable() *Table {
 	if len(s.Cells) == 0 {
 		return nil
 	}
-	t := &Table{ID: "cells-table", Columns: []Column{
-		col("model"), numCol("temp"), col("tools"), col("confirm"), col("descriptions"), numCol("offered"),
-		numCol("runs"), numCol("pass"), numCol("fail"), numCol("error"), rateCol("pass rate [95% CI]"), numCol("pass@k"), numCol("pass^k"),
-	}}
-	// The options column only when some cell has a set: a matrix without
-	// the axis keeps its table.
-	opts := slices.ContainsFunc(s.Cells, func(c CellSummary) bool { return c.Cell.Options != "" })
-	if opts {
-		t.Columns = slices.Insert(t.Columns, 5, col("options"))
+	var axes []*cell.Axis
+	for _, a := range keyAxes() {
+		if a.Quiet && !slices.ContainsFunc(s.Cells, func(c CellSummary) bool { return !a.Hides(a.Format(c.Cell.Cell)) }) {
+			continue
+		}
+		axes = append(axes, a)
 	}
+	t := &Table{ID: "cells-table"}
+	for _, a := range axes {
+		if a.Numeric {
+			t.Columns = append(t.Columns, numCol(a.ColumnHeading()))
+		} else {
+			t.Columns = append(t.Columns, col(a.ColumnHeading()))
+		}
+	}
+	t.Columns = append(t.Columns, numCol("offered"),
+		numCol("runs"), numCol("pass"), numCol("fail"), numCol("error"), rateCol("pass rate [95% CI]"), numCol("pass@k"), numCol("pass^k"))
 	for _, c := range s.Cells {
-		k := c.Cell
 		rate := rateCell(c.Tally)
 		rate.Marks = c.Warnings
 		passAt, passHat := textCell(passK(c.PassAtK)), textCell(passK(c.PassHatK))
 		passAt.Title, passHat.Title = kvec(c.PassAtK), kvec(c.PassHatK)
-		row := []Cell{nameCell(k.Model), textCell(fmtFloat(k.Temperature)), nameCell(k.Tools), textCell(orDash(string(k.Confirm))),
-			nameCell(orDash(k.Descriptions)), textCell(toolRange(c)), numCell(c.Runs), numCell(c.Pass), numCell(c.Fail), numCell(c.Error),
-			rate, passAt, passHat}
-		if opts {
-			row = slices.Insert(row, 5, nameCell(k.Cell.Value(cell.Options)))
+		row := make([]Cell, 0, len(t.Columns))
+		for _, a := range axes {
+			row = append(row, axisCell(a, c.Cell))
 		}
+		row = append(row, textCell(toolRange(c)), numCell(c.Runs), numCell(c.Pass), numCell(c.Fail), numCell(c.Error),
+			rate, passAt, passHat)
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// axisCell is k's value on axis a as a table cell: a number or a value of
+// a closed axis as text, any other value as a name; "-" for none.
+func axisCell(a *cell.Axis, k CellKey) Cell {
+	v := orDash(a.Format(k.Cell))
+	if a.Numeric || a.Closed {
+		return textCell(v)
+	}
+	return nameCell(v)
 }
 
 // kvec spells every k of a pass@k or pass^k vector, "k=1: 0.500, k=2: 0.333".

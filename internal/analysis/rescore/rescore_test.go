@@ -37,10 +37,9 @@ expect:
 `
 
 func dirConfig() *schema.Config {
-	return &schema.Config{Name: "t", Cases: []string{"cases/*.yaml"}, Matrix: schema.Matrix{
-		Models: []string{"m"}, Seeds: []int{1, 2}, Temperatures: []float64{0},
-		Tools: []schema.ToolSubset{{Name: "needed"}}, Confirm: []cell.ConfirmMode{"auto"}, Descriptions: []string{"default"},
-	}}
+	return &schema.Config{Name: "t", Cases: []string{"cases/*.yaml"}, Matrix: schema.Matrix{}.
+		With(cell.Model, "m").With(cell.Seed, "1", "2").With(cell.Temperature, "0").
+		With(cell.Tools, "needed").With(cell.Confirm, "auto").With(cell.Descriptions, "default")}
 }
 
 // writeDir runs nothing: it writes a result directory whose records are
