@@ -46,6 +46,16 @@
 // the first (every independent mistake in an expectation, too), and
 // rejects case ids used twice.
 //
+// A case field is defined in toolward.cue (#CaseFields and the
+// definitions it uses): that validates it, documents it and, through
+// runconfig.CaseJSONSchema, puts it in case.schema.json. The Go side is
+// its field in Case (or Golden, User, Message: their yaml tags are the
+// keys the loader allows and writers write; expect's keys are package
+// matchers' field lists) and its check in checkCase, since the loader
+// does not run CUE; TestCaseFieldsAgree names the side a field is
+// missing from and TestCaseSchemaAgreement's corpus holds the checks to
+// CUE's verdicts.
+//
 // # Cassettes
 //
 // ParseCassettes parses replay cassette files (the format of
