@@ -101,9 +101,13 @@ func (r *Reader) Scan() bool {
 func (r *Reader) decode(b []byte, summary bool) {
 	r.rec = Record{}
 	var err error
-	if summary {
+	switch {
+	case fastDecode(b, &r.rec, summary):
+	case summary:
+		r.rec = Record{}
 		err = decodeSummary(b, &r.rec)
-	} else {
+	default:
+		r.rec = Record{}
 		err = unmarshalNumbers(b, &r.rec)
 	}
 	if err != nil {

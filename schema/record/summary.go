@@ -12,9 +12,10 @@ import (
 // never reads them; a report's drill-down decodes the few runs it shows
 // whole. The final answer, the text calls and everything else are kept.
 //
-// The summary types embed the record's own, shadowing only the fields
-// left out (the shallower field wins in encoding/json), so a field added
-// to Record, Turn or Call is in the summary view too.
+// A line is read by the fast reader (fast.go) in either view; a line it
+// gives up on is decoded by encoding/json into the summary types below,
+// which embed the record's own, shadowing only the fields left out (the
+// shallower field wins in encoding/json).
 type (
 	summaryRecord struct {
 		Record
@@ -60,9 +61,10 @@ func want(b []byte, first byte, what string) error {
 	return fmt.Errorf("json: cannot unmarshal %.20s into a %s", b, what)
 }
 
-// DecodeSummary decodes the summary view of one runs.jsonl line into rec,
-// with the numbers of untyped values as json.Number as for a whole record.
-// It does not check the id or version (Reader.Summary does).
+// decodeSummary decodes the summary view of one runs.jsonl line into rec
+// with encoding/json, with the numbers of untyped values as json.Number as
+// for a whole record. It does not check the id or version (Reader.Summary
+// does).
 func decodeSummary(b []byte, rec *Record) error {
 	// json.Unmarshal costs less than the json.Decoder numbers need; a
 	// record whose summary view holds untyped values (text calls' and
