@@ -72,6 +72,9 @@ type aggregator struct {
 	toolsRanks map[string]int
 	// notes are statistical caveats computed with the summary.
 	notes []string
+	// approxLatency is set when a latency quantile of the summary is
+	// approximate.
+	approxLatency bool
 	// textCalls counts tool calls written as text (unparsed.go).
 	textCalls textCallAgg
 	hosts     hostAgg // turn latency by model host (hosts.go)
@@ -85,7 +88,7 @@ type aggregator struct {
 
 type modelAgg struct {
 	tally            pooled
-	turnLat, callLat []float64
+	turnLat, callLat stats.Sketch
 	tokIn, tokOut    int64
 	seeds            map[int]*pooled
 	tempSeeds        map[float64]map[int]*pooled // temperature → seed
@@ -182,10 +185,10 @@ func (a *aggregator) addModel(rec *record.Record, outcome record.Outcome) {
 	m.tokIn += int64(rec.Tokens.In)
 	m.tokOut += int64(rec.Tokens.Out)
 	for _, t := range rec.Trace.Turns {
-		m.turnLat = append(m.turnLat, float64(t.Latency))
+		m.turnLat.Add(float64(t.Latency))
 	}
 	for _, cl := range rec.Trace.Calls {
-		m.callLat = append(m.callLat, float64(cl.Latency))
+		m.callLat.Add(float64(cl.Latency))
 	}
 	pooledAt(m.seeds, c.Seed).addRun(rec.Case, outcome)
 	ts := m.tempSeeds[c.Temperature]
@@ -424,8 +427,9 @@ func (a *aggregator) modelSummaries() []ModelSummary {
 	for _, name := range sortedKeys(a.models) {
 		m := a.models[name]
 		ms := ModelSummary{Model: name, Tally: m.tally.result(), TokensIn: m.tokIn, TokensOut: m.tokOut}
-		ms.TurnLatency = latency(m.turnLat)
-		ms.CallLatency = latency(m.callLat)
+		ms.TurnLatency = latency(&m.turnLat)
+		ms.CallLatency = latency(&m.callLat)
+		a.approxLatency = a.approxLatency || ms.TurnLatency.Approx || ms.CallLatency.Approx
 		ms.Seeds, ms.Spread = seedSpread(m.seeds)
 		if len(m.tempSeeds) > 1 {
 			for _, temp := range sortedKeys(m.tempSeeds) {
@@ -570,6 +574,9 @@ func (a *aggregator) warnings(tc *ToolCurve) []string {
 	if a.unknown > 0 {
 		w = append(w, fmt.Sprintf("%d run(s) had an unknown outcome and were counted as errors", a.unknown))
 	}
+	if a.approxLatency {
+		w = append(w, latencyNote)
+	}
 	for _, kind := range []string{warnAllErrors, warnErrorCases, warnUnequal} {
 		ws := a.cellWarnings[kind]
 		if len(ws) <= maxCellWarnings {
@@ -675,13 +682,17 @@ func seedSpread(seeds map[int]*pooled) ([]SeedRate, Spread) {
 	return out, sp
 }
 
-func latency(xs []float64) Latency {
-	if len(xs) == 0 {
+// latency is the p50 and p95 of s, approximate past stats.SketchExact
+// values (see latencyNote).
+func latency(s *stats.Sketch) Latency {
+	if s.N() == 0 {
 		return Latency{}
 	}
-	p50, p95 := stats.Quantiles(xs)
-	return Latency{N: len(xs), P50: p50, P95: p95}
+	return Latency{N: s.N(), P50: s.Quantile(0.5), P95: s.Quantile(0.95), Approx: !s.Exact()}
 }
+
+// latencyNote is the warning of a report with approximate latencies.
+var latencyNote = fmt.Sprintf("latency quantiles marked ≈ are over more than %d values each, estimated in bounded memory: within %.1f%% of the exact ones", stats.SketchExact, 100*stats.SketchError)
 
 // sortCells orders cells by model, temperature, tool subset (by the tools
 // it offers, then name), confirm mode and description set, each axis by

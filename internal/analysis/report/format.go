@@ -29,6 +29,9 @@ func msFmt(l Latency) string {
 	if l.N == 0 {
 		return "—"
 	}
+	if l.Approx {
+		return fmt.Sprintf("≈%s / ≈%s", ms(l.P50), ms(l.P95))
+	}
 	return fmt.Sprintf("%s / %s", ms(l.P50), ms(l.P95))
 }
 

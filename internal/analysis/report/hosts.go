@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolward/toolward/internal/analysis/stats"
 	"github.com/toolward/toolward/schema/record"
 )
 
@@ -30,7 +31,7 @@ type hostAgg struct {
 }
 
 type hostTally struct {
-	lat    []float64
+	lat    stats.Sketch
 	runs   int
 	tokOut int64
 	ms     float64
@@ -50,7 +51,7 @@ func (a *hostAgg) add(rec *record.Record) {
 			h = &hostTally{}
 			a.hosts[t.Host] = h
 		}
-		h.lat = append(h.lat, float64(t.Latency))
+		h.lat.Add(float64(t.Latency))
 		h.tokOut += int64(t.Tokens.Out)
 		h.ms += float64(t.Latency)
 		if !slices.Contains(seen, t.Host) {
@@ -68,7 +69,7 @@ func (a *hostAgg) rows() []HostRow {
 	}
 	out := make([]HostRow, 0, len(a.hosts))
 	for name, h := range a.hosts {
-		r := HostRow{Host: name, Turns: len(h.lat), Runs: h.runs, Latency: latency(h.lat)}
+		r := HostRow{Host: name, Turns: h.lat.N(), Runs: h.runs, Latency: latency(&h.lat)}
 		if h.ms > 0 {
 			r.TokensOutPerS = float64(h.tokOut) / (h.ms / 1000)
 		}

@@ -139,7 +139,7 @@ func TestBasic(t *testing.T) {
 	// p50 at rank 10.5 → 200; p95 at rank 19.95 → 300. Calls (one per run,
 	// 10·seed ms): 10×4, 20×4, 30×3 → p50 at rank 5 → 20; p95 at 9.5 → 30.
 	m := s.Models[0]
-	if m.Model != "alpha" || m.TurnLatency != (Latency{22, 200, 300}) || m.CallLatency != (Latency{11, 20, 30}) {
+	if m.Model != "alpha" || m.TurnLatency != (Latency{N: 22, P50: 200, P95: 300}) || m.CallLatency != (Latency{N: 11, P50: 20, P95: 30}) {
 		t.Errorf("alpha latency turn %+v call %+v", m.TurnLatency, m.CallLatency)
 	}
 	// Seeds for alpha: seed 1 → 3/4, seed 2 → 1/4, seed 3 → 1/3.

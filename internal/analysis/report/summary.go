@@ -506,11 +506,14 @@ func (m ModelSummary) TokensPerRun() (in, out float64) {
 	return float64(m.TokensIn) / float64(m.Runs), float64(m.TokensOut) / float64(m.Runs)
 }
 
-// Latency holds quantiles in milliseconds over N observations.
+// Latency holds quantiles in milliseconds over N observations: exact up
+// to stats.SketchExact observations, past that (Approx) within
+// stats.SketchError of the exact ones.
 type Latency struct {
-	N   int     `json:"n"`
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
+	N      int     `json:"n"`
+	P50    float64 `json:"p50"`
+	P95    float64 `json:"p95"`
+	Approx bool    `json:"approx,omitempty"`
 }
 
 // SeedRate is a model's pass rate for one seed.

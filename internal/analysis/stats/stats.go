@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math"
-	"sort"
 )
 
 // Z95 is the standard normal quantile for a two-sided 95% interval.
@@ -70,12 +69,6 @@ func Quantile(xs []float64, q float64) float64 {
 		return xs[i]
 	}
 	return xs[i] + (h-float64(i))*(xs[i+1]-xs[i])
-}
-
-// Quantiles sorts xs in place and returns its p50 and p95.
-func Quantiles(xs []float64) (p50, p95 float64) {
-	sort.Float64s(xs)
-	return Quantile(xs, 0.5), Quantile(xs, 0.95)
 }
 
 // McNemarExact returns the two-sided exact McNemar p-value for b and c
