@@ -14,6 +14,12 @@
 //     (least busy first, a failing host taken out for a while and its
 //     turns sent to the others), naming the host in Response.Host.
 //
+// What the HTTP backends have alike lives here once: the default client
+// and request headers, the mapping of statuses and transport failures to
+// a *Error (httpapi.go), Retry-After, the bounded line reader (Lines) and
+// the server-sent event reader over it (SSE), the tool JSON cache
+// (ToolCache) and what a cut stream means (fault.go).
+//
 // Backends return a *Error for infrastructure failures; its Kind says what
 // failed, Retryable whether a retry may help and RetryAfter how long the
 // server asked to wait first. A rate limit is KindThrottled: Throttle

@@ -2,16 +2,15 @@ package anthropic
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
@@ -63,28 +62,16 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
-// transport keeps enough idle connections per host for a job's workers.
-var transport = func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 64
-	return t
-}()
-
 // Backend talks to the Messages API. It is safe for concurrent use.
 type Backend struct {
 	base      string // without a trailing slash
-	key       string
 	keyEnv    string
 	headers   http.Header
 	cfg       Config
 	limit     int
 	maxTokens int
 	client    *http.Client
-
-	// encoded memoises each tool's wire JSON by its name, description and
-	// schema: every turn of every run offers tools, but few distinct ones.
-	mu      sync.RWMutex
-	encoded map[string]json.RawMessage
+	tools     backend.ToolCache // the wire JSON of the tools offered, memoised
 }
 
 var (
@@ -102,36 +89,19 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.MaxTokens < 0 || cfg.MaxReplyBytes < 0 || cfg.ThinkingBudget < 0 {
 		return nil, errors.New("anthropic: max_tokens, thinking_budget and the limits must not be negative")
 	}
-	b := &Backend{
-		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg, limit: cfg.MaxReplyBytes, maxTokens: cfg.MaxTokens,
-		client: cfg.HTTPClient, headers: http.Header{}, encoded: map[string]json.RawMessage{},
+	maxTokens := cmp.Or(cfg.MaxTokens, DefaultMaxTokens)
+	if cfg.ThinkingBudget > 0 && cfg.ThinkingBudget >= maxTokens {
+		return nil, fmt.Errorf("anthropic: the thinking budget (%d) must be less than max_tokens (%d)", cfg.ThinkingBudget, maxTokens)
 	}
-	if b.limit == 0 {
-		b.limit = DefaultMaxReplyBytes
+	key, err := backend.APIKey(cfg.APIKeyEnv, "anthropic: backend.anthropic.api_key_env", `export it with your Anthropic API key (or set api_key_env: "" for a gateway that adds its own)`)
+	if err != nil {
+		return nil, err
 	}
-	if b.maxTokens == 0 {
-		b.maxTokens = DefaultMaxTokens
-	}
-	if b.client == nil {
-		b.client = &http.Client{Transport: transport}
-	}
-	if cfg.ThinkingBudget > 0 && cfg.ThinkingBudget >= b.maxTokens {
-		return nil, fmt.Errorf("anthropic: the thinking budget (%d) must be less than max_tokens (%d)", cfg.ThinkingBudget, b.maxTokens)
-	}
-	if cfg.APIKeyEnv != "" {
-		if b.key = os.Getenv(cfg.APIKeyEnv); b.key == "" {
-			return nil, fmt.Errorf("anthropic: backend.anthropic.api_key_env names $%s, which is not set; export it with your Anthropic API key (or set api_key_env: \"\" for a gateway that adds its own)", cfg.APIKeyEnv)
-		}
-	}
-	for k, v := range cfg.Headers {
-		b.headers.Set(k, v)
-	}
-	b.headers.Set("Content-Type", "application/json")
-	b.headers.Set("Anthropic-Version", APIVersion)
-	if b.key != "" {
-		b.headers.Set("X-Api-Key", b.key)
-	}
-	return b, nil
+	return &Backend{
+		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg, limit: cmp.Or(cfg.MaxReplyBytes, DefaultMaxReplyBytes), maxTokens: maxTokens,
+		client:  backend.HTTPClient(cfg.HTTPClient),
+		headers: backend.Headers(cfg.Headers, "Anthropic-Version", APIVersion, "X-Api-Key", key),
+	}, nil
 }
 
 // BaseURL returns the API root requests go to.
@@ -189,7 +159,7 @@ func (b *Backend) send(ctx context.Context, body []byte, doing, model string) (*
 // thinking_budget) goes over the configuration. A probe asks for one
 // token and no thinking.
 func (b *Backend) encode(req *backend.Request, probe bool) ([]byte, error) {
-	tools, err := b.tools(req.Tools)
+	tools, err := b.tools.Encode(req.Tools, EncodeTool)
 	if err != nil {
 		return nil, err
 	}
@@ -329,32 +299,6 @@ func assistant(i int, m backend.Message) (json.RawMessage, []string, error) {
 	return raw, ids, err
 }
 
-// tools returns the tools' wire JSON, memoised.
-func (b *Backend) tools(ts []backend.Tool) ([]json.RawMessage, error) {
-	if len(ts) == 0 {
-		return nil, nil
-	}
-	out := make([]json.RawMessage, len(ts))
-	var key []byte
-	for i, t := range ts {
-		key = toolKey(key[:0], t)
-		b.mu.RLock()
-		enc, ok := b.encoded[string(key)]
-		b.mu.RUnlock()
-		if !ok {
-			var err error
-			if enc, err = EncodeTool(t); err != nil {
-				return nil, err
-			}
-			b.mu.Lock()
-			b.encoded[string(key)] = enc
-			b.mu.Unlock()
-		}
-		out[i] = enc
-	}
-	return out, nil
-}
-
 // toolName is what the Messages API accepts as a tool's name.
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
 
@@ -367,25 +311,9 @@ func EncodeTool(t backend.Tool) (json.RawMessage, error) {
 	if !toolName.MatchString(t.Name) {
 		return nil, &backend.Error{Kind: backend.KindBadRequest, Msg: fmt.Sprintf("tool %q: the Messages API takes tool names of 1 to 128 letters, digits, _ and - only; rename the tool on the server", t.Name)}
 	}
-	schema := bytes.TrimSpace(t.InputSchema)
-	if len(schema) == 0 || string(schema) == "null" {
-		schema = []byte(`{"type":"object","properties":{}}`)
-	} else if !json.Valid(schema) {
-		return nil, &backend.Error{Kind: backend.KindBadRequest, Msg: fmt.Sprintf("tool %q: input schema is not valid JSON", t.Name)}
+	schema, err := backend.ToolSchema(t)
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
-}
-
-// toolKey appends to dst what a tool's wire JSON depends on,
-// length-prefixed so that no two tools share a key.
-func toolKey(dst []byte, t backend.Tool) []byte {
-	dst = appendField(dst, t.Name)
-	dst = appendField(dst, t.Description)
-	return appendField(dst, t.InputSchema)
-}
-
-func appendField[T string | json.RawMessage](dst []byte, s T) []byte {
-	dst = strconv.AppendInt(dst, int64(len(s)), 10)
-	dst = append(dst, ':')
-	return append(dst, s...)
 }

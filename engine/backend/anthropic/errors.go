@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/toolward/toolward/engine/backend"
 )
@@ -22,14 +20,10 @@ const StatusOverloaded = 529
 // (backend.MaxThrottleWait).
 const MaxRetryAfter = backend.MaxThrottleWait
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
 // statusError maps a response with a non-2xx status to a *backend.Error
 // that says what to do. It reads (a bounded part of) the body.
 func (b *Backend) statusError(resp *http.Response, doing, model string) *backend.Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	said := serverMessage(body)
+	said := serverMessage(backend.ErrorBody(resp.Body))
 	e := &backend.Error{Msg: fmt.Sprintf("%s: %s: %s", b.where(), doing, resp.Status)}
 	if said != "" {
 		e.Msg += ": " + said
@@ -47,19 +41,10 @@ func (b *Backend) statusError(resp *http.Response, doing, model string) *backend
 	case tooLong(said, code):
 		e.Kind = backend.KindContextOverflow
 		e.Msg += "; the conversation does not fit the model's context window: offer fewer tools, or lower limits.max_iterations"
-	case code == http.StatusTooManyRequests || code == StatusOverloaded:
-		e.Kind, e.Retryable = backend.KindThrottled, true
-		e.RetryAfter = retryAfter(resp.Header, time.Now())
-		if e.RetryAfter > 0 {
-			e.Msg += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
-		}
-	case code == http.StatusRequestTimeout || code == http.StatusGatewayTimeout:
-		e.Kind, e.Retryable = backend.KindTimeout, true
-	case code >= 500:
-		e.Kind, e.Retryable = backend.KindUnavailable, true
-		e.RetryAfter = retryAfter(resp.Header, time.Now())
+	case code == StatusOverloaded:
+		e.SetThrottled(resp.Header, MaxRetryAfter)
 	default:
-		e.Kind = backend.KindBadRequest
+		e.SetStatus(code, resp.Header, MaxRetryAfter)
 	}
 	return e
 }
@@ -94,12 +79,7 @@ func serverMessage(body []byte) string {
 	if json.Unmarshal(body, &eb) == nil && eb.Error != nil && eb.Error.Message != "" {
 		return eb.Error.Error()
 	}
-	return strings.TrimSpace(abbreviate(body))
-}
-
-// retryAfter is backend.RetryAfter capped at MaxRetryAfter.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	return backend.RetryAfter(h, now, MaxRetryAfter)
+	return strings.TrimSpace(backend.Abbreviate(body))
 }
 
 // readError maps a failure while reading a reply.
@@ -117,7 +97,7 @@ func (b *Backend) readError(ctx context.Context, err error, doing string) error 
 		}
 		return e
 	}
-	var g *garbled
+	var g *backend.Garbled
 	switch {
 	case errors.Is(err, errJunk):
 		return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: fmt.Sprintf("%s: %s: no reply", b.where(), doing), Err: err}
@@ -130,16 +110,5 @@ func (b *Backend) readError(ctx context.Context, err error, doing string) error 
 // transportError maps a failure to get a response (or to read one) to a
 // *backend.Error.
 func (b *Backend) transportError(ctx context.Context, err error, doing string) *backend.Error {
-	where := fmt.Sprintf("%s: %s", b.where(), doing)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &backend.Error{Kind: backend.KindTimeout, Retryable: true, Msg: where + ": timed out", Err: context.DeadlineExceeded}
-	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
-		return &backend.Error{Kind: backend.KindUnavailable, Msg: where + ": canceled", Err: context.Canceled}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return &backend.Error{Kind: backend.KindTimeout, Retryable: true, Msg: where + ": timed out", Err: err}
-	}
-	return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: where, Err: err}
+	return backend.TransportError(ctx, err, b.where()+": "+doing)
 }

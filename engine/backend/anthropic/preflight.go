@@ -158,7 +158,7 @@ func (b *Backend) page(ctx context.Context, after string) (*modelPage, error, er
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return nil, nil, b.statusError(resp, "listing models", "")
 	case code/100 != 2:
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		body := backend.ErrorBody(resp.Body)
 		warn := fmt.Errorf("GET %s/v1/models answered %s", b.base, resp.Status)
 		if said := serverMessage(body); said != "" {
 			warn = fmt.Errorf("%w: %s", warn, said)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/toolward/toolward/engine/backend"
 )
@@ -37,109 +36,6 @@ var (
 	// reply limit: no model writes that, so it is the server's fault.
 	errJunk = errors.New("the server sent more bytes that carry no reply than a whole reply may hold")
 )
-
-// sseReader reads server-sent events. Readers are pooled, so a request
-// allocates no read buffer; one that grew past pooledCap for a long event
-// is dropped rather than kept.
-type sseReader struct {
-	lines backend.Lines
-	data  []byte // the current event's data, lines joined by \n
-	junk  int    // bytes read that carried no data
-}
-
-const (
-	readBufSize = 16 << 10
-	pooledCap   = 64 << 10
-)
-
-var readers = sync.Pool{New: func() any { return &sseReader{lines: backend.NewLines(readBufSize)} }}
-
-func getReader(r io.Reader) *sseReader {
-	s := readers.Get().(*sseReader)
-	s.lines.Reset(r, pooledCap)
-	s.data, s.junk = s.data[:0], 0
-	return s
-}
-
-func putReader(s *sseReader) {
-	s.lines.Reset(nil, pooledCap)
-	if cap(s.data) > pooledCap {
-		s.data = nil
-	}
-	readers.Put(s)
-}
-
-// next returns the data of the next event, valid until the next call. It
-// returns io.EOF at the end of the stream, errCut for an event longer
-// than maxEvent and errJunk once more than maxJunk bytes carried no data:
-// comments, blank lines that end no event, and the event:, id: and
-// retry: lines of events without data. (The event's type is in its
-// data, so event: lines are not read further.)
-func (s *sseReader) next(maxEvent, maxJunk int) ([]byte, error) {
-	s.data = s.data[:0]
-	have := false
-	fields := 0 // bytes of this event's lines other than data
-	for {
-		line, err := s.line(maxEvent - len(s.data))
-		if err != nil {
-			if errors.Is(err, io.EOF) && have {
-				return s.data, nil // a last event without its blank line
-			}
-			return nil, err
-		}
-		if len(line) == 0 {
-			if have {
-				return s.data, nil
-			}
-			if err := s.addJunk(fields+1, maxJunk); err != nil {
-				return nil, err
-			}
-			fields = 0
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		switch string(field) {
-		case "data":
-		case "event", "id", "retry":
-			if fields += len(line) + 1; fields > maxEvent {
-				return nil, errCut
-			}
-			continue
-		default: // comments (": keep-alive") and unknown fields
-			if err := s.addJunk(len(line)+1, maxJunk); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		value = bytes.TrimPrefix(value, []byte(" "))
-		if have {
-			s.data = append(s.data, '\n')
-		}
-		s.data = append(s.data, value...)
-		have = true
-		if len(s.data) > maxEvent {
-			return nil, errCut
-		}
-	}
-}
-
-// addJunk counts n more bytes that carried no reply (a ping, an event of
-// an unknown type), returning errJunk past maxJunk.
-func (s *sseReader) addJunk(n, maxJunk int) error {
-	if s.junk += n; s.junk > maxJunk {
-		return errJunk
-	}
-	return nil
-}
-
-// line reads one line (backend.Lines.Next), errCut past limit bytes.
-func (s *sseReader) line(limit int) ([]byte, error) {
-	l, err := s.lines.Next(limit)
-	if errors.Is(err, backend.ErrLineTooLong) {
-		return nil, errCut
-	}
-	return l, err
-}
 
 // accumulator builds one reply from streamed events, keeping at most
 // limit bytes of text, thinking, signatures and tool input, at most
@@ -388,61 +284,72 @@ func (a *accumulator) tokens() (in, out int) {
 // ended early, errJunk for a stream of bytes that carry no reply, and the
 // server's *apiError for an error event.
 func readStream(body io.Reader, a *accumulator) error {
-	r := getReader(body)
-	defer putReader(r)
-	maxEvent, maxJunk := a.limit+pooledCap, a.limit
+	r := backend.GetSSE(body)
+	defer backend.PutSSE(r)
+	maxEvent, maxJunk := a.limit+backend.SSEPooledCap, a.limit
+	// junk counts the bytes read that carried no reply: comments, blank
+	// lines that end no event, the event:, id: and retry: lines of events
+	// without data, pings and events of unknown types. (The event's type
+	// is in its data, so event: lines are not read further.) fields
+	// counts the current event's lines other than data.
+	junk, fields := 0, 0
+	addJunk := func(n int) error {
+		if junk += n; junk > maxJunk {
+			return errJunk
+		}
+		return nil
+	}
+	skip := func(field, line []byte) error {
+		switch {
+		case len(line) == 0: // a blank line that ends no event
+			n := fields + 1
+			fields = 0
+			return addJunk(n)
+		case string(field) == "event" || string(field) == "id" || string(field) == "retry":
+			if fields += len(line) + 1; fields > maxEvent {
+				return errCut
+			}
+			return nil
+		default: // comments (": keep-alive") and unknown fields
+			return addJunk(len(line) + 1)
+		}
+	}
 	var e event
 	for !a.done {
-		data, err := r.next(maxEvent, maxJunk)
+		fields = 0
+		data, err := r.Next(maxEvent, skip)
 		switch {
 		case errors.Is(err, io.EOF):
 			if a.stop != "" {
 				return nil
 			}
 			return errBrokenStream
-		case errors.Is(err, errCut):
+		case errors.Is(err, errCut) || errors.Is(err, backend.ErrEventTooLong) || errors.Is(err, backend.ErrFieldTooLong):
 			a.cut = true // one event longer than the whole reply may be
-			return err
+			return errCut
 		case err != nil:
 			return err
 		}
 		data = bytes.TrimSpace(data)
 		if len(data) == 0 {
-			if err := r.addJunk(1, maxJunk); err != nil {
+			if err := addJunk(1); err != nil {
 				return err
 			}
 			continue
 		}
 		e = event{}
 		if err := json.Unmarshal(data, &e); err != nil {
-			return &garbled{err: err, data: abbreviate(data)}
+			return backend.NewGarbled(data, err)
 		}
-		junk, err := a.add(&e)
+		empty, err := a.add(&e)
 		if err != nil {
 			return err
 		}
-		if junk {
-			if err := r.addJunk(len(data), maxJunk); err != nil {
+		if empty {
+			if err := addJunk(len(data)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// garbled is an event whose data is not the JSON of an event.
-type garbled struct {
-	err  error
-	data string
-}
-
-func (g *garbled) Error() string { return "garbled event " + g.data + ": " + g.err.Error() }
-func (g *garbled) Unwrap() error { return g.err }
-
-func abbreviate(b []byte) string {
-	const n = 120
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -108,10 +107,7 @@ func New(cfg Config) (*Backend, error) {
 		}
 		b.keepAlive = &api.Duration{Duration: d}
 	}
-	b.http = cfg.HTTPClient
-	if b.http == nil {
-		b.http = &http.Client{Transport: defaultTransport}
-	}
+	b.http = backend.HTTPClient(cfg.HTTPClient)
 	b.client = api.NewClient(u, b.http)
 	b.win = ollamactx.New(b.http, b.host)
 	return b, nil
@@ -362,20 +358,9 @@ func convertAndEncode(t backend.Tool) (convertedTool, error) {
 	return convertedTool{tool: ot, json: enc}, nil
 }
 
-// toolKey appends to dst what ConvertTool's result depends on: the
-// tool's name, description and input schema, length-prefixed so that no
-// two tools share a key.
-func toolKey(dst []byte, t backend.Tool) []byte {
-	dst = appendField(dst, t.Name)
-	dst = appendField(dst, t.Description)
-	return appendField(dst, t.InputSchema)
-}
-
-func appendField[T string | json.RawMessage](dst []byte, s T) []byte {
-	dst = strconv.AppendInt(dst, int64(len(s)), 10)
-	dst = append(dst, ':')
-	return append(dst, s...)
-}
+// toolKey appends to dst what ConvertTool's result depends on
+// (backend.ToolKey).
+func toolKey(dst []byte, t backend.Tool) []byte { return backend.ToolKey(dst, t) }
 
 // ctxError reports a context that ended as a *backend.Error, or nil.
 func ctxError(ctx context.Context, err error) error {

@@ -60,15 +60,6 @@ const (
 // errCut stops reading a reply that reached its size limit.
 var errCut = errors.New("reply size limit reached")
 
-// defaultTransport is Go's default transport keeping more idle connections
-// per host (the default keeps 2), so that runs in flight reuse their
-// connections to the model server instead of dialling per request.
-var defaultTransport = func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 64
-	return t
-}()
-
 var userAgent = fmt.Sprintf("toolward (%s %s) Go/%s", runtime.GOARCH, runtime.GOOS, runtime.Version())
 
 // reply accumulates one streamed chat reply, keeping at most limit bytes

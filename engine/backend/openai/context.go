@@ -126,7 +126,7 @@ func (b *Backend) nativeBody(req *backend.Request) map[string]any {
 			msgs[i].ToolCalls = append(msgs[i].ToolCalls, c)
 		}
 	}
-	tools, _ := b.tools(req.Tools)
+	tools, _ := b.tools.Encode(req.Tools, encodeTool)
 	body := map[string]any{"model": req.Model, "messages": msgs}
 	if len(tools) > 0 {
 		body["tools"] = tools

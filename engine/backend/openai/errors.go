@@ -3,10 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -20,14 +17,10 @@ import (
 // an error that a later --resume runs again.
 const MaxRetryAfter = time.Minute
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
 // statusError maps a response with a non-2xx status to a *backend.Error
 // that says what to do. It reads (a bounded part of) the body.
 func (b *Backend) statusError(resp *http.Response, doing, model string) *backend.Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	said := serverMessage(body)
+	said := serverMessage(backend.ErrorBody(resp.Body))
 	where := fmt.Sprintf("%s: %s: %s", b.where(), doing, resp.Status)
 	if said != "" {
 		where += ": " + said
@@ -50,24 +43,11 @@ func (b *Backend) statusError(resp *http.Response, doing, model string) *backend
 	case overflow(low, code):
 		e.Kind = backend.KindContextOverflow
 		e.Msg += "; the conversation does not fit the model's context window: give the server a larger context (or lower limits.max_iterations)"
-	case code == http.StatusRequestTimeout || code == http.StatusGatewayTimeout:
-		e.Kind, e.Retryable = backend.KindTimeout, true
-	case code == http.StatusTooManyRequests:
-		e.Kind, e.Retryable = backend.KindThrottled, true
-		e.RetryAfter = retryAfter(resp.Header, time.Now())
-		if e.RetryAfter > 0 {
-			e.Msg += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
-		}
 	case code == http.StatusServiceUnavailable && retryAfter(resp.Header, time.Now()) > 0:
 		// Overloaded, and saying when to come back: a rate limit.
-		e.Kind, e.Retryable = backend.KindThrottled, true
-		e.RetryAfter = retryAfter(resp.Header, time.Now())
-		e.Msg += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
-	case code >= 500:
-		e.Kind, e.Retryable = backend.KindUnavailable, true
-		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		e.SetThrottled(resp.Header, MaxRetryAfter)
 	default:
-		e.Kind = backend.KindBadRequest
+		e.SetStatus(code, resp.Header, MaxRetryAfter)
 	}
 	return e
 }
@@ -99,10 +79,10 @@ func serverMessage(body []byte) string {
 			if json.Unmarshal(eb.Detail, &s) == nil {
 				return s
 			}
-			return abbreviate(eb.Detail)
+			return backend.Abbreviate(eb.Detail)
 		}
 	}
-	return strings.TrimSpace(abbreviate(body))
+	return strings.TrimSpace(backend.Abbreviate(body))
 }
 
 // toolsUnsupported recognises servers that refuse tools, returning what
@@ -146,16 +126,5 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // transportError maps a failure to get a response (or to read one) to a
 // *backend.Error.
 func (b *Backend) transportError(ctx context.Context, err error, doing string) *backend.Error {
-	where := fmt.Sprintf("%s: %s", b.where(), doing)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return &backend.Error{Kind: backend.KindTimeout, Retryable: true, Msg: where + ": timed out", Err: context.DeadlineExceeded}
-	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
-		return &backend.Error{Kind: backend.KindUnavailable, Msg: where + ": canceled", Err: context.Canceled}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return &backend.Error{Kind: backend.KindTimeout, Retryable: true, Msg: where + ": timed out", Err: err}
-	}
-	return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: where, Err: err}
+	return backend.TransportError(ctx, err, b.where()+": "+doing)
 }

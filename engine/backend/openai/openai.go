@@ -2,13 +2,13 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,29 +60,16 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
-// transport keeps enough idle connections per host for a job's workers
-// (the default keeps 2, so more workers would reconnect on most requests).
-var transport = func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 64
-	return t
-}()
-
 // Backend talks to an OpenAI-compatible server. It is safe for concurrent
 // use.
 type Backend struct {
 	base    string // without a trailing slash
-	key     string
 	keyEnv  string
 	headers http.Header
 	cfg     Config
 	limit   int
 	client  *http.Client
-
-	// encoded memoises each tool's wire JSON by its name, description and
-	// schema: every turn of every run offers tools, but few distinct ones.
-	mu      sync.RWMutex
-	encoded map[string]json.RawMessage
+	tools   backend.ToolCache // the wire JSON of the tools offered, memoised
 
 	winOnce sync.Once
 	win     *ollamactx.Client // set when base_url is Ollama's /v1 (see ollama)
@@ -104,30 +91,18 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.MaxTokens < 0 || cfg.MaxReplyBytes < 0 {
 		return nil, errors.New("openai: max_tokens and the reply limit must not be negative")
 	}
-	b := &Backend{
-		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg,
-		limit: cfg.MaxReplyBytes, client: cfg.HTTPClient, headers: http.Header{},
-		encoded: map[string]json.RawMessage{},
+	key, err := backend.APIKey(cfg.APIKeyEnv, "openai: backend.openai.api_key_env", "export it with the API key, or remove api_key_env for a server without keys")
+	if err != nil {
+		return nil, err
 	}
-	if b.limit == 0 {
-		b.limit = DefaultMaxReplyBytes
+	auth := ""
+	if key != "" {
+		auth = "Bearer " + key
 	}
-	if b.client == nil {
-		b.client = &http.Client{Transport: transport}
-	}
-	if cfg.APIKeyEnv != "" {
-		if b.key = os.Getenv(cfg.APIKeyEnv); b.key == "" {
-			return nil, fmt.Errorf("openai: backend.openai.api_key_env names $%s, which is not set; export it with the API key, or remove api_key_env for a server without keys", cfg.APIKeyEnv)
-		}
-	}
-	for k, v := range cfg.Headers {
-		b.headers.Set(k, v)
-	}
-	b.headers.Set("Content-Type", "application/json")
-	if b.key != "" {
-		b.headers.Set("Authorization", "Bearer "+b.key)
-	}
-	return b, nil
+	return &Backend{
+		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg, limit: cmp.Or(cfg.MaxReplyBytes, DefaultMaxReplyBytes),
+		client: backend.HTTPClient(cfg.HTTPClient), headers: backend.Headers(cfg.Headers, "Authorization", auth),
+	}, nil
 }
 
 // BaseURL returns the API root requests go to.
@@ -197,7 +172,7 @@ func readWhole(body io.Reader, a *accumulator) error {
 	}
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return &garbled{err: err, data: abbreviate(data)}
+		return backend.NewGarbled(data, err)
 	}
 	if err := a.add(&c); err != nil {
 		return err
@@ -231,7 +206,7 @@ func (b *Backend) readError(ctx context.Context, err error, doing string) error 
 // the optional fields only when configured. A probe asks for one token,
 // not streamed.
 func (b *Backend) encode(req *backend.Request, probe bool) ([]byte, error) {
-	tools, err := b.tools(req.Tools)
+	tools, err := b.tools.Encode(req.Tools, encodeTool)
 	if err != nil {
 		return nil, err
 	}
@@ -326,60 +301,17 @@ func messages(in []backend.Message) []wireMessage {
 	return out
 }
 
-// tools returns the tools' wire JSON. The MCP input schema goes as the
-// function's parameters unchanged: it is JSON Schema, which is what the
-// API takes. An empty or null schema is an object with no properties; one
-// that is not valid JSON is a KindBadRequest error.
-func (b *Backend) tools(ts []backend.Tool) ([]json.RawMessage, error) {
-	if len(ts) == 0 {
-		return nil, nil
-	}
-	out := make([]json.RawMessage, len(ts))
-	var key []byte
-	for i, t := range ts {
-		key = toolKey(key[:0], t)
-		b.mu.RLock()
-		enc, ok := b.encoded[string(key)]
-		b.mu.RUnlock()
-		if !ok {
-			var err error
-			if enc, err = encodeTool(t); err != nil {
-				return nil, err
-			}
-			b.mu.Lock()
-			b.encoded[string(key)] = enc
-			b.mu.Unlock()
-		}
-		out[i] = enc
-	}
-	return out, nil
-}
-
 // EncodeTool returns a tool as this backend sends it in a request's
 // tools list: {"type":"function","function":{name, description,
 // parameters}}, an empty schema sent as an object with no properties.
 func EncodeTool(t backend.Tool) (json.RawMessage, error) { return encodeTool(t) }
 
+// encodeTool sends the MCP input schema as the function's parameters
+// (backend.ToolSchema): it is JSON Schema, which is what the API takes.
 func encodeTool(t backend.Tool) (json.RawMessage, error) {
-	params := bytes.TrimSpace(t.InputSchema)
-	if len(params) == 0 || string(params) == "null" {
-		params = []byte(`{"type":"object","properties":{}}`)
-	} else if !json.Valid(params) {
-		return nil, &backend.Error{Kind: backend.KindBadRequest, Msg: fmt.Sprintf("tool %q: input schema is not valid JSON", t.Name)}
+	params, err := backend.ToolSchema(t)
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(wireTool{Type: "function", Function: toolFunction{Name: t.Name, Description: t.Description, Parameters: params}})
-}
-
-// toolKey appends to dst what a tool's wire JSON depends on,
-// length-prefixed so that no two tools share a key.
-func toolKey(dst []byte, t backend.Tool) []byte {
-	dst = appendField(dst, t.Name)
-	dst = appendField(dst, t.Description)
-	return appendField(dst, t.InputSchema)
-}
-
-func appendField[T string | json.RawMessage](dst []byte, s T) []byte {
-	dst = strconv.AppendInt(dst, int64(len(s)), 10)
-	dst = append(dst, ':')
-	return append(dst, s...)
 }

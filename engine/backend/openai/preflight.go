@@ -142,7 +142,7 @@ func (b *Backend) list(ctx context.Context) (listed []backend.ModelInfo, server 
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return nil, server, nil, b.statusError(resp, "listing models", "")
 	case code/100 != 2:
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		body := backend.ErrorBody(resp.Body)
 		warn = fmt.Errorf("GET %s/models answered %s", b.base, resp.Status)
 		if said := serverMessage(body); said != "" {
 			warn = fmt.Errorf("%w: %s", warn, said)

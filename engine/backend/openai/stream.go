@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/toolward/toolward/engine/backend"
 )
@@ -31,91 +30,38 @@ var errCut = errors.New("reply size limit reached")
 // errBrokenStream is a stream that ended before its end.
 var errBrokenStream = errors.New("stream ended before the final event")
 
-// sseReader reads server-sent events. Readers are pooled, so a request
-// allocates no read buffer; one that grew past pooledCap for a long event
-// is dropped rather than kept.
-type sseReader struct {
-	lines backend.Lines
-	data  []byte // the current event's data, lines joined by \n
-}
-
+// readBufSize is the SSE reader's read buffer, and pooledCap the slack
+// an event (or a whole reply) may have beyond the reply limit for the
+// JSON around what the model wrote.
 const (
-	readBufSize = 16 << 10
-	pooledCap   = 64 << 10
+	readBufSize = backend.SSEReadBuffer
+	pooledCap   = backend.SSEPooledCap
 )
 
-var readers = sync.Pool{New: func() any { return &sseReader{lines: backend.NewLines(readBufSize)} }}
-
-func getReader(r io.Reader) *sseReader {
-	s := readers.Get().(*sseReader)
-	s.lines.Reset(r, pooledCap)
-	s.data = s.data[:0]
-	return s
-}
-
-func putReader(s *sseReader) {
-	s.lines.Reset(nil, pooledCap)
-	if cap(s.data) > pooledCap {
-		s.data = nil
-	}
-	readers.Put(s)
-}
-
-// next returns the data of the next event, valid until the next call. It
-// returns io.EOF at the end of the stream, errCut for an event longer
-// than maxEvent cut inside what the model writes, and a
-// *backend.StreamFault for one cut elsewhere, for a line longer than
-// maxEvent that is not data, or for more than backend.MaxNoiseBytes of
-// lines that carry no data (comments, other fields, blank lines, bytes
-// that are not events) before the event.
-func (s *sseReader) next(maxEvent int) ([]byte, error) {
-	s.data = s.data[:0]
-	have := false
+// nextEvent returns the data of the next event of r (backend.SSE.Next),
+// valid until the next call. It returns io.EOF at the end of the stream,
+// errCut for an event longer than maxEvent cut inside what the model
+// writes, and a *backend.StreamFault for one cut elsewhere, for a line
+// longer than maxEvent that is not data, or for more than
+// backend.MaxNoiseBytes of lines that carry no data (comments, other
+// fields, blank lines, bytes that are not events) before the event.
+func nextEvent(r *backend.SSE, maxEvent int) ([]byte, error) {
 	noise := 0
-	for {
-		line, err := s.line(maxEvent - len(s.data))
-		if errors.Is(err, errCut) {
-			field, value, _ := bytes.Cut(s.lines.Partial(), []byte(":"))
-			if string(field) != "data" {
-				return nil, &backend.StreamFault{What: fmt.Sprintf("a line of more than %d bytes that is not event data", maxEvent)}
-			}
-			if have {
-				s.data = append(s.data, '\n')
-			}
-			s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
-			return nil, s.cut(maxEvent)
+	data, err := r.Next(maxEvent, func(_, line []byte) error {
+		// Comments (": keep-alive"), event:, id:, retry:, blank lines
+		// and lines that are no SSE at all.
+		if noise += len(line) + 1; noise > backend.MaxNoiseBytes {
+			return backend.NoiseFault("lines that are not event data")
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) && have {
-				return s.data, nil // a last event without its blank line
-			}
-			return nil, err
-		}
-		if len(line) == 0 {
-			if have {
-				return s.data, nil
-			}
-			noise++
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		if string(field) != "data" {
-			// Comments (": keep-alive"), event:, id:, retry:, and lines
-			// that are no SSE at all.
-			if noise += len(line) + 1; noise > backend.MaxNoiseBytes {
-				return nil, backend.NoiseFault("lines that are not event data")
-			}
-			continue
-		}
-		value = bytes.TrimPrefix(value, []byte(" "))
-		if have {
-			s.data = append(s.data, '\n')
-		}
-		s.data = append(s.data, value...)
-		have = true
-		if len(s.data) > maxEvent {
-			return nil, s.cut(maxEvent)
-		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, backend.ErrFieldTooLong):
+		return nil, &backend.StreamFault{What: fmt.Sprintf("a line of more than %d bytes that is not event data", maxEvent)}
+	case errors.Is(err, backend.ErrEventTooLong):
+		return nil, cut(r.Data(), maxEvent)
 	}
+	return data, err
 }
 
 // modelParts are where a chunk holds what the model writes.
@@ -126,23 +72,14 @@ var modelParts = []backend.ModelPart{
 	{Path: []string{"choices", "[]", "*", "tool_calls"}},
 }
 
-// cut judges an event whose data (s.data, its beginning) ran past
-// maxEvent: errCut when it is cut inside what the model writes, else a
+// cut judges an event whose data (its beginning) ran past maxEvent:
+// errCut when it is cut inside what the model writes, else a
 // *backend.StreamFault.
-func (s *sseReader) cut(maxEvent int) error {
-	if backend.CutInside(s.data, modelParts...) {
+func cut(data []byte, maxEvent int) error {
+	if backend.CutInside(data, modelParts...) {
 		return errCut
 	}
 	return &backend.StreamFault{What: fmt.Sprintf("an event of more than %d bytes, cut outside the reply's text and tool calls", maxEvent)}
-}
-
-// line reads one line (backend.Lines.Next), errCut past limit bytes.
-func (s *sseReader) line(limit int) ([]byte, error) {
-	l, err := s.lines.Next(limit)
-	if errors.Is(err, backend.ErrLineTooLong) {
-		return nil, errCut
-	}
-	return l, err
 }
 
 // accumulator builds one reply from streamed deltas (or from one whole
@@ -335,12 +272,12 @@ func (a *accumulator) doneReason() string {
 // errCut when the reply reached the limit, errBrokenStream when the stream
 // ended early, and the server's *apiError for an error event.
 func readStream(body io.Reader, a *accumulator) error {
-	r := getReader(body)
-	defer putReader(r)
+	r := backend.GetSSE(body)
+	defer backend.PutSSE(r)
 	maxEvent := a.limit + pooledCap
 	var c chunk
 	for {
-		data, err := r.next(maxEvent)
+		data, err := nextEvent(r, maxEvent)
 		switch {
 		case errors.Is(err, io.EOF):
 			if a.finish != "" {
@@ -362,7 +299,7 @@ func readStream(body io.Reader, a *accumulator) error {
 		}
 		c = chunk{}
 		if err := json.Unmarshal(data, &c); err != nil {
-			return &garbled{err: err, data: abbreviate(data)}
+			return backend.NewGarbled(data, err)
 		}
 		if err := a.add(&c); err != nil {
 			return err
@@ -370,22 +307,9 @@ func readStream(body io.Reader, a *accumulator) error {
 	}
 }
 
-// garbled is an event whose data is not the JSON of a chunk.
-type garbled struct {
-	err  error
-	data string
-}
-
-func (g *garbled) Error() string { return "garbled event " + g.data + ": " + g.err.Error() }
-func (g *garbled) Unwrap() error { return g.err }
-
-func abbreviate(b []byte) string {
-	const n = 120
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
-}
+// garbled is an event (or a whole reply) whose data is not the JSON of a
+// chunk.
+type garbled = backend.Garbled
 
 // Error makes an error reported inside a stream an error value.
 func (e *apiError) Error() string {
