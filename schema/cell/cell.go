@@ -5,8 +5,11 @@
 // and what the axis means at run time:
 //
 //   - schema: a run config's matrix (schema.Matrix) holds the axis under
-//     Key. (The CUE #Matrix field and its #When selector are still
-//     written by hand in schema/toolward.cue.)
+//     Key; its #Matrix field (Type, Default, Doc), its #Selectors field
+//     (the selectors of a case's `when`, for a Scoring axis) and, for a
+//     Closed axis, the enum named by its Type are generated from the
+//     table into schema/toolward.cue by `go generate ./schema`, and the
+//     case JSON Schema follows from the CUE.
 //   - schema/plan schedules the axes in table order with the case axis
 //     after the model, and hashes them into run ids (a Quiet axis at its
 //     default is left out, so ids do not change when an axis is added).
@@ -15,6 +18,9 @@
 //     `--filter` on every axis, by Pattern.
 //   - reports (labels, cell keys, the cells table, CSV columns), diffs and
 //     `toolward plan --list` loop over the table.
+//
+// TestStagesFollowAxes (in this package's tests) checks that each of those
+// stages lists exactly the axes of the table.
 //
 // It also holds the one selector language that picks cells (see Pattern):
 // `toolward run --filter`, a cassette run's `when` and a case's `when`
@@ -93,6 +99,9 @@ type Axis struct {
 	// Key is the field of a run config's matrix that lists the axis's
 	// values ("seeds" for the seed).
 	Key string
+	// Doc says what one value of the axis is, for the schema's comments
+	// ("a sampling temperature").
+	Doc string
 	// Short is the label reports use in compact cell names ("temp").
 	Short string
 	// Heading is the axis's column heading in report tables; Name when
@@ -135,28 +144,35 @@ type Axis struct {
 // schema/plan), so moving an entry, or adding one anywhere but at the end,
 // renumbers every plan's runs and shards.
 var Axes = []*Axis{
-	{Name: Model, Key: "models", Short: "model", Type: "string", Scoring: true,
+	{Name: Model, Key: "models", Doc: "a model, as the backend names it",
+		Short: "model", Type: "string", Scoring: true,
 		get: func(c Cell) string { return c.Model },
 		set: func(c Cell, s string) (Cell, error) { c.Model = s; return c, nil }},
-	{Name: Seed, Key: "seeds", Short: "seed", Type: "int", Default: []string{"1"}, Numeric: true,
+	{Name: Seed, Key: "seeds", Doc: "a seed: every other cell runs once per seed",
+		Short: "seed", Type: "int", Default: []string{"1"}, Numeric: true,
 		get: func(c Cell) string { return strconv.Itoa(c.Seed) },
 		set: func(c Cell, s string) (_ Cell, err error) { c.Seed, err = strconv.Atoi(s); return c, err }},
-	{Name: Temperature, Key: "temperatures", Short: "temp", Heading: "temp", Type: "number", Default: []string{"0"}, Numeric: true, Scoring: true,
+	{Name: Temperature, Key: "temperatures", Doc: "a sampling temperature",
+		Short: "temp", Heading: "temp", Type: "number", Default: []string{"0"}, Numeric: true, Scoring: true,
 		get: func(c Cell) string { return FormatFloat(c.Temperature) },
 		set: func(c Cell, s string) (_ Cell, err error) {
 			c.Temperature, err = strconv.ParseFloat(s, 64)
 			return c, err
 		}},
-	{Name: Tools, Key: "tools", Short: "tools", Type: "#ToolSubset", Default: []string{"needed"}, Scoring: true,
+	{Name: Tools, Key: "tools", Doc: "a tool subset: which tools a run offers",
+		Short: "tools", Type: "#ToolSubset", Default: []string{"needed"}, Scoring: true,
 		get: func(c Cell) string { return c.Tools },
 		set: func(c Cell, s string) (Cell, error) { c.Tools = s; return c, nil }},
-	{Name: Confirm, Key: "confirm", Short: "confirm", Type: "#Confirm", Default: []string{string(ConfirmAuto)}, Closed: true, Scoring: true, Known: modeNames(),
+	{Name: Confirm, Key: "confirm", Doc: "a confirm mode: auto (calls run), approve (the user approves each call), deny (the user denies each call)",
+		Short: "confirm", Type: "#Confirm", Default: []string{string(ConfirmAuto)}, Closed: true, Scoring: true, Known: modeNames(),
 		get: func(c Cell) string { return string(c.Confirm) },
 		set: func(c Cell, s string) (Cell, error) { c.Confirm = ConfirmMode(s); return c, nil }},
-	{Name: Descriptions, Key: "descriptions", Short: "desc", Type: "string", Default: []string{"default"}, Scoring: true, Known: []string{"default"},
+	{Name: Descriptions, Key: "descriptions", Doc: "a description set: a description_sets name, or \"default\" (the server's own descriptions)",
+		Short: "desc", Type: "string", Default: []string{"default"}, Scoring: true, Known: []string{"default"},
 		get: func(c Cell) string { return c.Descriptions },
 		set: func(c Cell, s string) (Cell, error) { c.Descriptions = s; return c, nil }},
-	{Name: Options, Key: "options", Short: "opts", Type: "string", Default: []string{DefaultOptions}, Scoring: true, Quiet: true, Known: []string{DefaultOptions},
+	{Name: Options, Key: "options", Doc: "an options set: an options_sets name, or \"default\" (no options)",
+		Short: "opts", Type: "string", Default: []string{DefaultOptions}, Scoring: true, Quiet: true, Known: []string{DefaultOptions},
 		get: func(c Cell) string { return cmp.Or(c.Options, DefaultOptions) },
 		set: func(c Cell, s string) (Cell, error) {
 			c.Options = cmp.Or(s, DefaultOptions)
