@@ -312,68 +312,23 @@ func MergeEach(out string, dirs []string, each func(rec *record.Record, whole fu
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no directories to merge")
 	}
-	metas := make([]*Meta, len(dirs))
-	for i, d := range dirs {
-		m, err := ReadMeta(d)
-		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
-		metas[i] = m
+	metas, err := readMetas(dirs)
+	if err != nil {
+		return nil, err
 	}
-	first := metas[0]
-	for i, m := range metas[1:] {
-		d := dirs[i+1]
-		switch {
-		case m.ConfigDigest != first.ConfigDigest:
-			return nil, fmt.Errorf("merge: %s and %s ran different configs (digests %.12s, %.12s)", dirs[0], d, first.ConfigDigest, m.ConfigDigest)
-		case m.Legacy() != first.Legacy():
-			return nil, fmt.Errorf("merge: %s and %s were written by different toolward formats (config.json version %d, %d)", dirs[0], d, first.Version, m.Version)
-		case !maps.Equal(m.Cases, first.Cases):
-			return nil, fmt.Errorf("merge: %s and %s ran different case files (case ids, prompts or tools differ)", dirs[0], d)
-		case !maps.Equal(m.Rules, first.Rules):
-			return nil, fmt.Errorf("merge: %s and %s judged runs with different scoring rules; re-score both with toolward score against the same cases, then merge the results", dirs[0], d)
-		case !slices.Equal(m.Filters, first.Filters):
-			return nil, fmt.Errorf("merge: %s and %s used different filters (%v, %v)", dirs[0], d, first.Filters, m.Filters)
-		}
+	if err := sameJob(dirs, metas); err != nil {
+		return nil, err
 	}
 	server, err := mergedServer(dirs, metas)
 	if err != nil {
 		return nil, err
 	}
 	res := &MergeResult{}
-	var planned int64
-	shards := map[string]bool{}
-	n := 0
-	for i, m := range metas {
-		if m.Shard == "" {
-			n = -1
-			continue
-		}
-		if shards[m.Shard] {
-			continue // the same shard twice (e.g. a retried job): dedup handles the runs
-		}
-		shards[m.Shard] = true
-		planned += m.Planned
-		sh, err := plan.ParseShard(m.Shard)
-		if err != nil {
-			return nil, fmt.Errorf("merge: %s: %w", filepath.Join(dirs[i], ConfigFile), err)
-		}
-		if n == 0 {
-			n = sh.Count
-		} else if n > 0 && sh.Count != n {
-			return nil, fmt.Errorf("merge: shards of different splits (%s of /%d)", m.Shard, n)
-		}
+	planned, err := shardCoverage(dirs, metas, res)
+	if err != nil {
+		return nil, err
 	}
-	if n < 0 {
-		planned = first.Total
-	} else {
-		for i := range n {
-			if s := fmt.Sprintf("%d/%d", i, n); !shards[s] {
-				res.MissingShards = append(res.MissingShards, s)
-			}
-		}
-	}
-
+	first := metas[0]
 	members, err := first.Members()
 	if err != nil {
 		return nil, fmt.Errorf("merge: %s: %w", dirs[0], err)
@@ -386,58 +341,8 @@ func MergeEach(out string, dirs []string, each func(rec *record.Record, whole fu
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	defer unlock()
-	// The inputs read as one stream, under the de-duplication rule of
-	// Runs. A record is judged by its summary view and copied as the
-	// line it was read from; only a line longer than a record may be is
-	// decoded whole and written again within record.MaxRecordBytes.
 	err = writeAtomic(filepath.Join(out, RunsFile), func(w io.Writer) error {
-		st, err := read(true, func(r *record.Reader) error {
-			rec, _ := r.Summary() // a record: read chose it
-			if !record.KnownOutcome(rec.Outcome) {
-				res.Unknown++
-				return nil
-			}
-			if !members.Holds(rec) {
-				res.Foreign.Add(rec)
-				return nil
-			}
-			res.Runs++
-			if rec.Outcome == record.Error {
-				res.Errors++
-			}
-			if line := r.Line(); len(line) <= record.MaxRecordBytes {
-				if each != nil {
-					each(rec, r.Record)
-				}
-				if _, err := w.Write(line); err != nil {
-					return err
-				}
-				_, err := w.Write([]byte{'\n'})
-				return err
-			}
-			whole, err := r.Record()
-			if err != nil {
-				return err
-			}
-			b, err := record.Marshal(whole)
-			if err != nil {
-				return err
-			}
-			if each != nil { // the record as written, clipped
-				wr := record.NewReader(bytes.NewReader(b), RunsFile)
-				if wr.Scan() {
-					if rec, err := wr.Summary(); err == nil {
-						each(rec, wr.Record)
-					}
-				}
-			}
-			_, err = w.Write(append(b, '\n'))
-			return err
-		}, dirs)
-		if st != nil {
-			res.Duplicates, res.Bad = st.Duplicates, st.BadLines
-		}
-		return err
+		return mergeRuns(w, dirs, members, res, each)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
@@ -452,6 +357,142 @@ func MergeEach(out string, dirs []string, each func(rec *record.Record, whole fu
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	return res, nil
+}
+
+// readMetas reads the config.json of each of dirs.
+func readMetas(dirs []string) ([]*Meta, error) {
+	metas := make([]*Meta, len(dirs))
+	for i, d := range dirs {
+		m, err := ReadMeta(d)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		metas[i] = m
+	}
+	return metas, nil
+}
+
+// sameJob refuses shards that are not of one job: each must have run
+// the first's config, format, case files, scoring rules and filters.
+func sameJob(dirs []string, metas []*Meta) error {
+	first := metas[0]
+	for i, m := range metas[1:] {
+		d := dirs[i+1]
+		switch {
+		case m.ConfigDigest != first.ConfigDigest:
+			return fmt.Errorf("merge: %s and %s ran different configs (digests %.12s, %.12s)", dirs[0], d, first.ConfigDigest, m.ConfigDigest)
+		case m.Legacy() != first.Legacy():
+			return fmt.Errorf("merge: %s and %s were written by different toolward formats (config.json version %d, %d)", dirs[0], d, first.Version, m.Version)
+		case !maps.Equal(m.Cases, first.Cases):
+			return fmt.Errorf("merge: %s and %s ran different case files (case ids, prompts or tools differ)", dirs[0], d)
+		case !maps.Equal(m.Rules, first.Rules):
+			return fmt.Errorf("merge: %s and %s judged runs with different scoring rules; re-score both with toolward score against the same cases, then merge the results", dirs[0], d)
+		case !slices.Equal(m.Filters, first.Filters):
+			return fmt.Errorf("merge: %s and %s used different filters (%v, %v)", dirs[0], d, first.Filters, m.Filters)
+		}
+	}
+	return nil
+}
+
+// shardCoverage returns how many runs the merged job planned: the sum
+// over its distinct shards, or the first input's total when an input is
+// no shard. It notes in res the shards of the split that no input holds,
+// and refuses shards of different splits.
+func shardCoverage(dirs []string, metas []*Meta, res *MergeResult) (planned int64, err error) {
+	shards := map[string]bool{}
+	n := 0 // shards in the split; -1 when an input is no shard
+	for i, m := range metas {
+		if m.Shard == "" {
+			n = -1
+			continue
+		}
+		if shards[m.Shard] {
+			continue // the same shard twice (e.g. a retried job): dedup handles the runs
+		}
+		shards[m.Shard] = true
+		planned += m.Planned
+		sh, err := plan.ParseShard(m.Shard)
+		if err != nil {
+			return 0, fmt.Errorf("merge: %s: %w", filepath.Join(dirs[i], ConfigFile), err)
+		}
+		if n == 0 {
+			n = sh.Count
+		} else if n > 0 && sh.Count != n {
+			return 0, fmt.Errorf("merge: shards of different splits (%s of /%d)", m.Shard, n)
+		}
+	}
+	if n < 0 {
+		return metas[0].Total, nil
+	}
+	for i := range n {
+		if s := fmt.Sprintf("%d/%d", i, n); !shards[s] {
+			res.MissingShards = append(res.MissingShards, s)
+		}
+	}
+	return planned, nil
+}
+
+// mergeRuns writes to w the runs of dirs read as one stream, under the
+// de-duplication rule of Runs, and counts them in res: records with an
+// outcome MergeEach does not know and records that are not runs of the
+// plan (members) are skipped. Each record goes to each as written (see
+// copyRun).
+func mergeRuns(w io.Writer, dirs []string, members *Members, res *MergeResult, each func(rec *record.Record, whole func() (*record.Record, error))) error {
+	st, err := read(true, func(r *record.Reader) error {
+		rec, _ := r.Summary() // a record: read chose it
+		if !record.KnownOutcome(rec.Outcome) {
+			res.Unknown++
+			return nil
+		}
+		if !members.Holds(rec) {
+			res.Foreign.Add(rec)
+			return nil
+		}
+		res.Runs++
+		if rec.Outcome == record.Error {
+			res.Errors++
+		}
+		return copyRun(w, r, rec, each)
+	}, dirs)
+	if st != nil {
+		res.Duplicates, res.Bad = st.Duplicates, st.BadLines
+	}
+	return err
+}
+
+// copyRun writes r's current record (rec, its summary view) to w. It is
+// copied as the line it was read from; only a line longer than a record
+// may be is decoded whole and written again within
+// record.MaxRecordBytes. each, when not nil, sees the record as written.
+func copyRun(w io.Writer, r *record.Reader, rec *record.Record, each func(rec *record.Record, whole func() (*record.Record, error))) error {
+	if line := r.Line(); len(line) <= record.MaxRecordBytes {
+		if each != nil {
+			each(rec, r.Record)
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		_, err := w.Write([]byte{'\n'})
+		return err
+	}
+	whole, err := r.Record()
+	if err != nil {
+		return err
+	}
+	b, err := record.Marshal(whole)
+	if err != nil {
+		return err
+	}
+	if each != nil { // the record as written, clipped
+		wr := record.NewReader(bytes.NewReader(b), RunsFile)
+		if wr.Scan() {
+			if rec, err := wr.Summary(); err == nil {
+				each(rec, wr.Record)
+			}
+		}
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // withReader calls fn with a reader of dir/runs.jsonl; a missing file
