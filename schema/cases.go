@@ -256,6 +256,9 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Msg: fmt.Sprintf("want a case (a mapping with id, prompt, expect, …), got %s", kindOf(v))}}
 	}
 	issues := checkCase(m)
+	if len(issues) == 0 {
+		issues = formatIssues(m)
+	}
 	if len(issues) > 0 {
 		errs := make(Errors, len(issues))
 		for i, is := range issues {
@@ -271,7 +274,10 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		}
 		return nil, errs
 	}
-	c := buildCase(m)
+	c, err := buildCase(m)
+	if err != nil {
+		return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Msg: err.Error()}}
+	}
 	c.modelGoldenArgs(doc)
 	c.File = file
 	c.Line, c.Col = root.Line, root.Column
@@ -974,71 +980,24 @@ func strs(v any) []string {
 	return out
 }
 
-// buildCase decodes a checked case mapping.
-func buildCase(m map[string]any) *Case {
+// buildCase decodes a checked case mapping into its types (decodeFields)
+// and takes the goldens of when entries out of expect.
+func buildCase(m map[string]any) (*Case, error) {
 	c := &Case{}
-	c.ID, _ = m["id"].(string)
-	c.Description, _ = m["description"].(string)
-	c.Prompt, _ = m["prompt"].(string)
-	c.System, _ = m["system"].(string)
-	c.Tags = strs(m["tags"])
-	c.Needs = strs(m["needs"])
-	c.Avoid = strs(m["avoid"])
-	if u, ok := m["user"].(map[string]any); ok {
-		c.User = &User{Replies: strs(u["replies"])}
-		c.User.Instructions, _ = u["instructions"].(string)
-		if n, ok := u["max_turns"].(int64); ok {
-			c.User.MaxTurns = int(n)
-		}
+	if err := decodeFields(reflect.ValueOf(c).Elem(), m, nil); err != nil {
+		return nil, err
 	}
-	if l, ok := m["messages"].([]any); ok {
-		for _, x := range l {
-			mm := x.(map[string]any)
-			r, _ := mm["role"].(string)
-			ct, _ := mm["content"].(string)
-			c.Messages = append(c.Messages, Message{Role: r, Content: ct})
-		}
-	}
-	exp, _ := m["expect"].(map[string]any)
 	var goldens map[int]any
-	c.Expect, goldens = splitWhenGoldens(exp)
-	if g, ok := m["golden"].(map[string]any); ok {
-		c.Golden = buildGolden(g)
-	}
+	c.Expect, goldens = splitWhenGoldens(c.Expect)
 	for _, i := range slices.Sorted(maps.Keys(goldens)) {
 		g, _ := goldens[i].(map[string]any)
-		c.WhenGoldens = append(c.WhenGoldens, WhenGolden{When: i, Golden: *buildGolden(g)})
-	}
-	return c
-}
-
-// buildGolden decodes a checked golden mapping.
-func buildGolden(g map[string]any) *Golden {
-	out := &Golden{}
-	out.Answer, _ = g["answer"].(string)
-	out.Calls = buildGoldenCalls(g["calls"])
-	if l, ok := g["turns"].([]any); ok {
-		for _, x := range l {
-			tm := x.(map[string]any)
-			t := GoldenTurn{Calls: buildGoldenCalls(tm["calls"])}
-			t.Answer, _ = tm["answer"].(string)
-			out.Turns = append(out.Turns, t)
+		wg := WhenGolden{When: i}
+		if err := decodeFields(reflect.ValueOf(&wg.Golden).Elem(), g, []any{"expect", "when", i, "golden"}); err != nil {
+			return nil, err
 		}
+		c.WhenGoldens = append(c.WhenGoldens, wg)
 	}
-	return out
-}
-
-func buildGoldenCalls(v any) []GoldenCall {
-	l, _ := v.([]any)
-	var out []GoldenCall
-	for _, x := range l {
-		cm := x.(map[string]any)
-		gc := GoldenCall{}
-		gc.Tool, _ = cm["tool"].(string)
-		gc.Args, _ = cm["args"].(map[string]any)
-		out = append(out, gc)
-	}
-	return out
+	return c, nil
 }
 
 // ValidCaseID reports whether id is a case id a case file may have

@@ -48,13 +48,18 @@
 //
 // A case field is defined in toolward.cue (#CaseFields and the
 // definitions it uses): that validates it, documents it and, through
-// runconfig.CaseJSONSchema, puts it in case.schema.json. The Go side is
-// its field in Case (or Golden, User, Message: their yaml tags are the
-// keys the loader allows and writers write; expect's keys are package
-// matchers' field lists) and its check in checkCase, since the loader
-// does not run CUE; TestCaseFieldsAgree names the side a field is
-// missing from and TestCaseSchemaAgreement's corpus holds the checks to
-// CUE's verdicts.
+// runconfig.CaseJSONSchema, puts it in case.schema.json, which this
+// package embeds. The Go side is its field in Case (or Golden, User,
+// Message): the yaml tags are the keys the loader allows, reads
+// (decodeFields fills the types through them) and writers write.
+// checkCase checks each field with a message of its own; after it, every
+// case is checked against the embedded schema (formatIssues, a walk of
+// the JSON Schema subset the generator writes, with positions), so a
+// field without a check in checkCase is still held to toolward.cue. A Go
+// check is needed only for a rule CUE does not state. expect is
+// matchers.CompileExpect's, whose field lists are its keys.
+// TestCaseFieldsAgree names the side a field is missing from and
+// TestCaseSchemaAgreement's corpus holds the loader to CUE's verdicts.
 //
 // # Cassettes
 //

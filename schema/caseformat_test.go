@@ -1,0 +1,106 @@
+package schema
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestCaseFormatCompiles: the loader's check understands every keyword
+// of the embedded case.schema.json.
+func TestCaseFormatCompiles(t *testing.T) {
+	t.Parallel()
+	if _, err := caseFormat(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compileJSONSchema([]byte(`{"type": "string", "format": "email"}`)); err == nil || !strings.Contains(err.Error(), "/format: keyword or value not supported") {
+		t.Errorf("an unknown keyword: %v", err)
+	}
+	if _, err := compileJSONSchema([]byte(`{"additionalProperties": true}`)); err == nil {
+		t.Error("additionalProperties: true compiled")
+	}
+}
+
+func issuesOf(t *testing.T, s *jsSchema, doc string) string {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(doc), &n); err != nil {
+		t.Fatal(err)
+	}
+	v, err := yamlValue(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, is := range s.check(s.root, v, nil) {
+		line := is.msg
+		if len(is.elems) > 0 {
+			line = pathString(is.elems) + ": " + line
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestCaseFormatNewField: a field added to #Case, with its Go field but
+// no check of its own in checkCase, is still checked as the generated
+// schema says, at its path. The field is added here to the embedded
+// schema the way the generator would write it.
+func TestCaseFormatNewField(t *testing.T) {
+	t.Parallel()
+	var raw map[string]any
+	if err := json.Unmarshal(caseSchemaJSON, &raw); err != nil {
+		t.Fatal(err)
+	}
+	props := raw["properties"].(map[string]any)
+	props["retries"] = map[string]any{"type": "integer", "minimum": 0.0}
+	props["owner"] = map[string]any{"type": "object", "additionalProperties": false, "required": []any{"name"},
+		"properties": map[string]any{"name": map[string]any{"$ref": "#/definitions/Sel"}, "team": map[string]any{"enum": []any{"a", "b"}}}}
+	b, _ := json.Marshal(raw)
+	s, err := compileJSONSchema(b, "Expect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = "id: x\nprompt: p\nexpect: {answer: {$bogus: 1}}\n" // expect is left to matchers
+	for _, tt := range []struct{ doc, want string }{
+		{base + "retries: 2\nowner: {name: ann, team: a}\n", ""},
+		{base + "retries: -1\n", "retries: want at least 0, got -1"},
+		{base + "retries: 1.5\n", "retries: want an integer, got 1.5"},
+		{base + "owner: {team: c}\n", "owner: missing field \"name\"\nowner.team: want one of \"a\", \"b\", got \"c\""},
+		{base + "owner: {name: '', tem: a}\n", "owner.tem: unknown field \"tem\" (did you mean \"team\"?)\nowner.name: want a non-empty string"},
+		{base + "retrys: 1\n", "retrys: unknown field \"retrys\" (did you mean \"retries\"?)"},
+		{"id: x\nexpect: {}\n", "missing field \"prompt\""},
+		{"id: x\nprompt: p\nmessages: [{role: user, content: c}]\nexpect: {}\n", "matches more than one of its forms: give only one of them"},
+		{base + "user: {instructions: i, max_turns: 1}\n", "user.max_turns: want at least 2, got 1"},
+		{base + "golden: {turns: [{calls: [{tool: 'a b'}], answer: x}]}\n", "golden.turns[0].calls[0].tool: want a string matching ^[A-Za-z0-9_.:/-]+$, got \"a b\""},
+	} {
+		if got := issuesOf(t, s, tt.doc); got != tt.want {
+			t.Errorf("%s:\n got  %s\n want %s", tt.doc, got, tt.want)
+		}
+	}
+}
+
+// TestDecodeFields: a value the Go field cannot hold is an error naming
+// the field, not a silently empty field.
+func TestDecodeFields(t *testing.T) {
+	t.Parallel()
+	var dst struct {
+		N    int      `yaml:"n"`
+		L    []string `yaml:"l,omitempty"`
+		Skip string   `yaml:"-"`
+		P    *struct {
+			B bool `yaml:"b"`
+		} `yaml:"p"`
+	}
+	err := decodeFields(reflect.ValueOf(&dst).Elem(), map[string]any{"n": int64(3), "l": []any{"a"}, "-": "x", "p": map[string]any{"b": true}}, nil)
+	if err != nil || dst.N != 3 || len(dst.L) != 1 || dst.Skip != "" || dst.P == nil || !dst.P.B {
+		t.Errorf("decoded %+v, %v", dst, err)
+	}
+	err = decodeFields(reflect.ValueOf(&dst).Elem(), map[string]any{"l": []any{"a", int64(1)}}, []any{"golden"})
+	if err == nil || err.Error() != "golden.l[1]: Go type string cannot hold number (toolward.cue and the schema types disagree)" {
+		t.Errorf("err = %v", err)
+	}
+}
