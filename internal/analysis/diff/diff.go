@@ -226,32 +226,60 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		return nil, err
 	}
 	r.Warnings = append(r.Warnings, serverWarnings(baseDir, newDir)...) // server.go
-	sameIDs := sameIDFormat(baseDir, newDir)
+	p := &pairing{r: r, t: t, sameIDs: sameIDFormat(baseDir, newDir),
+		baseCases: caseSet(base), newCases: caseSet(nw),
+		models: map[string]*ModelDiff{}, perCase: map[caseModel]*caseRuns{}, changed: map[string]bool{}}
+	r.NewCases = t.only(p.newCases, p.baseCases)
+	r.DroppedCases = t.only(p.baseCases, p.newCases)
+	p.walk(base, nw)
+	p.test(alpha)
+	r.finish()
+	r.finishVerdicts(p.sameIDs) // verdicts.go
+	return r, nil
+}
 
-	baseCases, newCases := map[uint32]bool{}, map[uint32]bool{}
-	for i := range base {
-		baseCases[base[i].key.kase] = true
+// caseSet is the set of the cases of runs.
+func caseSet(runs []run) map[uint32]bool {
+	set := map[uint32]bool{}
+	for i := range runs {
+		set[runs[i].key.kase] = true
 	}
-	for i := range nw {
-		newCases[nw[i].key.kase] = true
-	}
-	for c := range newCases {
-		if !baseCases[c] {
-			r.NewCases = append(r.NewCases, t.cases[c])
+	return set
+}
+
+// only returns the names of the cases of a that b lacks.
+func (t *table) only(a, b map[uint32]bool) []string {
+	var out []string
+	for c := range a {
+		if !b[c] {
+			out = append(out, t.cases[c])
 		}
 	}
-	for c := range baseCases {
-		if !newCases[c] {
-			r.DroppedCases = append(r.DroppedCases, t.cases[c])
-		}
-	}
+	return out
+}
 
-	models := map[string]*ModelDiff{}
-	type caseModel struct{ Case, Model string }
-	type runs struct{ paired, b, c int } // b: pass → fail, c: fail → pass
-	perCase := map[caseModel]*runs{}
-	changed := map[string]bool{}
-	// The two sides are sorted by key: walk them together.
+// caseModel is one case under one model, the unit of the per-case tests.
+type caseModel struct{ Case, Model string }
+
+// caseRuns counts one caseModel's scored pairs, and of them b, pass →
+// fail, and c, fail → pass.
+type caseRuns struct{ paired, b, c int }
+
+// pairing is what Compare learns while it pairs the two sides.
+type pairing struct {
+	r                   *Result
+	t                   *table
+	sameIDs             bool
+	baseCases, newCases map[uint32]bool
+	models              map[string]*ModelDiff
+	perCase             map[caseModel]*caseRuns
+	changed             map[string]bool // cases whose run ids changed
+}
+
+// walk goes through the two sides, each sorted by key, together,
+// counting the runs of one side only and comparing each pair.
+func (p *pairing) walk(base, nw []run) {
+	r := p.r
 	i, j := 0, 0
 	for i < len(base) || j < len(nw) {
 		var c int
@@ -264,7 +292,7 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 			c = compareCKeys(base[i].key, nw[j].key)
 		}
 		if c > 0 { // a run of new only
-			if baseCases[nw[j].key.kase] {
+			if p.baseCases[nw[j].key.kase] {
 				r.NewOnly++
 			}
 			j++
@@ -273,7 +301,7 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		b := &base[i]
 		i++
 		if c < 0 { // a run of base only
-			if newCases[b.key.kase] {
+			if p.newCases[b.key.kase] {
 				r.BaseOnly++
 			} else {
 				r.DroppedRuns++
@@ -282,55 +310,72 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 		}
 		n := &nw[j]
 		j++
-		k := t.pairKey(b.key)
-		r.Paired++
-		if !sameID(b, n) {
-			changed[k.Case] = true
-		}
-		if !b.verdict() || !n.verdict() {
-			r.ErrorPairs++
-			continue
-		}
-		r.Scored++
-		if b.outcome != n.outcome || b.reasons != n.reasons {
-			r.Verdicts = append(r.Verdicts, VerdictChange{Case: k.Case, Cell: k.Cell, Base: t.verdictOf(b), New: t.verdictOf(n), Why: why(t, b, n, sameIDs)})
-		}
-		m := models[k.Cell.Model]
-		if m == nil {
-			m = &ModelDiff{Model: k.Cell.Model}
-			models[k.Cell.Model] = m
-		}
-		m.Pairs++
-		bp, np := b.outcome == outPass, n.outcome == outPass
-		if bp {
-			m.BasePass++
-		}
-		if np {
-			m.NewPass++
-		}
-		cr := perCase[caseModel{k.Case, k.Cell.Model}]
-		if cr == nil {
-			cr = &runs{}
-			perCase[caseModel{k.Case, k.Cell.Model}] = cr
-		}
-		cr.paired++
-		switch {
-		case bp && !np:
-			m.B++
-			cr.b++
-			r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: t.codes(n)})
-		case !bp && np:
-			m.C++
-			cr.c++
-			r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: t.codes(b)})
-		}
+		p.pair(b, n)
 	}
+}
+
+// pair compares the two runs of one key: a changed id, a changed
+// verdict, and for a scored pair, its model's and its case's counts and
+// a regression or a fix.
+func (p *pairing) pair(b, n *run) {
+	r, t := p.r, p.t
+	k := t.pairKey(b.key)
+	r.Paired++
+	if !sameID(b, n) {
+		p.changed[k.Case] = true
+	}
+	if !b.verdict() || !n.verdict() {
+		r.ErrorPairs++
+		return
+	}
+	r.Scored++
+	if b.outcome != n.outcome || b.reasons != n.reasons {
+		r.Verdicts = append(r.Verdicts, VerdictChange{Case: k.Case, Cell: k.Cell, Base: t.verdictOf(b), New: t.verdictOf(n), Why: why(t, b, n, p.sameIDs)})
+	}
+	m := p.models[k.Cell.Model]
+	if m == nil {
+		m = &ModelDiff{Model: k.Cell.Model}
+		p.models[k.Cell.Model] = m
+	}
+	m.Pairs++
+	bp, np := b.outcome == outPass, n.outcome == outPass
+	if bp {
+		m.BasePass++
+	}
+	if np {
+		m.NewPass++
+	}
+	cm := caseModel{k.Case, k.Cell.Model}
+	cr := p.perCase[cm]
+	if cr == nil {
+		cr = &caseRuns{}
+		p.perCase[cm] = cr
+	}
+	cr.paired++
+	switch {
+	case bp && !np:
+		m.B++
+		cr.b++
+		r.Regressions = append(r.Regressions, Change{Case: k.Case, Cell: k.Cell, Reasons: t.codes(n)})
+	case !bp && np:
+		m.C++
+		cr.c++
+		r.Fixes = append(r.Fixes, Change{Case: k.Case, Cell: k.Cell, Reasons: t.codes(b)})
+	}
+}
+
+// test judges the counts: a McNemar test per case and model (Holm-
+// adjusted: the case regressions), the cases that broke (every pair
+// from pass to fail), and per model a McNemar test over its pairs and the
+// paired difference clustered by case.
+func (p *pairing) test(alpha float64) {
+	r := p.r
 	clusters := map[string][]stats.Cluster{} // model → one cluster per case
 	var tests []CaseTest
-	for _, k := range slices.SortedFunc(maps.Keys(perCase), func(x, y caseModel) int {
+	for _, k := range slices.SortedFunc(maps.Keys(p.perCase), func(x, y caseModel) int {
 		return cmp.Or(cmp.Compare(x.Case, y.Case), cmp.Compare(x.Model, y.Model))
 	}) {
-		cr := perCase[k]
+		cr := p.perCase[k]
 		if cr.b == cr.paired { // every pair went from pass to fail
 			r.Broken = append(r.Broken, Broken{Case: k.Case, Model: k.Model, Runs: cr.paired})
 		}
@@ -349,16 +394,20 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 			r.CaseRegressions = append(r.CaseRegressions, tests[i])
 		}
 	}
-	for _, m := range models {
+	for _, m := range p.models {
 		m.P = stats.McNemarExact(m.B, m.C)
 		m.Regressed = m.B > m.C && m.P < alpha
 		m.ByCase = stats.PairedDiff(clusters[m.Model])
 		r.Models = append(r.Models, *m)
 	}
-	for c := range changed {
+	for c := range p.changed {
 		r.Changed = append(r.Changed, c)
 	}
+}
 
+// finish sorts what Compare listed and adds the warnings about the
+// pairing itself.
+func (r *Result) finish() {
 	slices.SortFunc(r.Models, func(a, b ModelDiff) int { return cmp.Compare(a.Model, b.Model) })
 	slices.Sort(r.NewCases)
 	slices.Sort(r.DroppedCases)
@@ -372,8 +421,6 @@ func Compare(baseDir, newDir string, alpha float64) (*Result, error) {
 	if r.ErrorPairs > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d paired runs errored on one side or both and are not compared", r.ErrorPairs))
 	}
-	r.finishVerdicts(sameIDs) // verdicts.go
-	return r, nil
 }
 
 func sortChanges(cs []Change) {
