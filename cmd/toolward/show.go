@@ -81,23 +81,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		return usageErr(err.Error())
 	}
 	dir := pos[0]
-	var picked []*record.Record
-	matched := 0
-	var ids []string // with a RUN_ID: the ids it is a prefix of
-	_, err = results.Runs(func(rec *record.Record) error {
-		if !keep(rec) {
-			return nil
-		}
-		matched++
-		if len(pos) == 2 {
-			ids = append(ids, rec.ID)
-		}
-		if *limit == 0 || len(picked) < *limit {
-			cp := *rec // the reader reuses rec; each line decodes into fresh slices
-			picked = append(picked, &cp)
-		}
-		return nil
-	}, dir)
+	picked, matched, ids, err := pickRuns(dir, keep, *limit, len(pos) == 2)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward show:", err)
 		return 1
@@ -121,30 +105,59 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward show: %s in %s\n", what, dir)
 		return 1
 	}
-	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		for _, rec := range picked {
-			if err := enc.Encode(rec); err != nil {
-				fmt.Fprintln(stderr, "toolward show:", err)
-				return 1
-			}
-		}
-	} else {
-		for i, rec := range picked {
-			if i > 0 {
-				fmt.Fprintln(stdout, "\n"+strings.Repeat("─", 72)+"\n")
-			}
-			if err := report.WriteTrace(stdout, rec); err != nil {
-				fmt.Fprintln(stderr, "toolward show:", err)
-				return 1
-			}
-		}
+	if err := writeShown(stdout, picked, *format); err != nil {
+		fmt.Fprintln(stderr, "toolward show:", err)
+		return 1
 	}
 	if matched > len(picked) && len(pos) == 1 {
 		fmt.Fprintf(stderr, "toolward show: %d of %d matching runs shown (--limit 0 for all, or narrow with --filter)\n", len(picked), matched)
 	}
 	return 0
+}
+
+// pickRuns reads the runs of dir that keep accepts: the first limit of
+// them (0: all), how many matched, and with byID (a run id prefix
+// selects) the ids of all that matched.
+func pickRuns(dir string, keep func(*record.Record) bool, limit int, byID bool) (picked []*record.Record, matched int, ids []string, err error) {
+	_, err = results.Runs(func(rec *record.Record) error {
+		if !keep(rec) {
+			return nil
+		}
+		matched++
+		if byID {
+			ids = append(ids, rec.ID)
+		}
+		if limit == 0 || len(picked) < limit {
+			cp := *rec // the reader reuses rec; each line decodes into fresh slices
+			picked = append(picked, &cp)
+		}
+		return nil
+	}, dir)
+	return picked, matched, ids, err
+}
+
+// writeShown writes the picked runs: as JSON lines, or as traces
+// (report.WriteTrace) with a rule between them.
+func writeShown(w io.Writer, picked []*record.Record, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for _, rec := range picked {
+			if err := enc.Encode(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, rec := range picked {
+		if i > 0 {
+			fmt.Fprintln(w, "\n"+strings.Repeat("─", 72)+"\n")
+		}
+		if err := report.WriteTrace(w, rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // showSelector returns the test a record must pass: a run id prefix
