@@ -12,10 +12,11 @@ import (
 )
 
 // The axis part of toolward.cue is generated from the axis table of
-// package schema/cell: rewrite it with `go generate ./schema` (which runs
-// this test with -update).
+// package schema/cell, and cassette.schema.json (whose when selectors are
+// the axes) from the cassette format: `go generate ./schema/...` rewrites
+// both, then case.schema.json from the CUE (in schema/runconfig).
 //
-//go:generate go test -run TestAxesCUEUpToDate -update .
+//go:generate go test -run ^(TestAxesCUEUpToDate|TestCassetteJSONSchemaUpToDate)$ -update .
 
 const (
 	axesBegin = "// BEGIN axes"
@@ -31,7 +32,7 @@ const (
 func axesCUE() []byte {
 	var b bytes.Buffer
 	b.WriteString(axesBegin + `: generated from the axis table of package schema/cell
-// (cell.Axes) by ` + "`go generate ./schema`" + `; edit the table, not this.
+// (cell.Axes) by ` + "`go generate ./schema/...`" + `; edit the table, not this.
 
 // #Matrix is a run config's matrix: the values of each axis, whose cross
 // product, times the cases, is the plan.
@@ -149,7 +150,7 @@ func TestAxesCUEUpToDate(t *testing.T) {
 		return
 	}
 	if !*update {
-		t.Fatalf("the axis part of schema/%s is stale: run `go generate ./schema`", SchemaFile)
+		t.Fatalf("the axis part of schema/%s is stale: run `go generate ./schema/...`", SchemaFile)
 	}
 	out := append(append(append([]byte(nil), src[:i]...), want...), src[j:]...)
 	if err := os.WriteFile(SchemaFile, out, 0o644); err != nil {

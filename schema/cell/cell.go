@@ -8,8 +8,8 @@
 //     Key; its #Matrix field (Type, Default, Doc), its #Selectors field
 //     (the selectors of a case's `when`, for a Scoring axis) and, for a
 //     Closed axis, the enum named by its Type are generated from the
-//     table into schema/toolward.cue by `go generate ./schema`, and the
-//     case JSON Schema follows from the CUE.
+//     table into schema/toolward.cue by `go generate ./schema/...`,
+//     which also regenerates the case and cassette JSON Schemas.
 //   - schema/plan schedules the axes in table order with the case axis
 //     after the model, and hashes them into run ids (a Quiet axis at its
 //     default is left out, so ids do not change when an axis is added).
@@ -20,7 +20,9 @@
 //     `toolward plan --list` loop over the table.
 //
 // TestStagesFollowAxes (in this package's tests) checks that each of those
-// stages lists exactly the axes of the table.
+// stages lists exactly the axes of the table. The fast runs.jsonl reader
+// of schema/record decodes the cell's fields by hand for speed and hands
+// a record with any other key to encoding/json.
 //
 // It also holds the one selector language that picks cells (see Pattern):
 // `toolward run --filter`, a cassette run's `when` and a case's `when`

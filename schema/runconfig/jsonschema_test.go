@@ -21,6 +21,8 @@ import (
 
 // TestCaseJSONSchemaUpToDate: the committed schema/case.schema.json is
 // what the generator makes of toolward.cue now.
+//
+//go:generate go test -run ^TestCaseJSONSchemaUpToDate$ -update .
 func TestCaseJSONSchemaUpToDate(t *testing.T) {
 	got, err := CaseJSONSchema()
 	if err != nil {

@@ -13,12 +13,24 @@ import (
 // its default. Each row shows the cell's values in those columns.
 func TestCellsTableFollowsAxes(t *testing.T) {
 	t.Parallel()
-	c := cell.Cell{Model: "m", Seed: 2, Temperature: 0.5, Tools: "n8", Confirm: "deny", Descriptions: "terse", Options: "deep"}
+	// A cell off the default of every axis.
+	var c cell.Cell
 	var want, wantRow []string
 	for _, a := range cell.Axes {
+		v := "x-" + a.Name
+		switch {
+		case a.Numeric:
+			v = "2"
+		case a.Closed:
+			v = a.Known[len(a.Known)-1]
+		}
+		var err error
+		if c, err = c.With(a.Name, v); err != nil {
+			t.Fatal(err)
+		}
 		if a.Name != cell.Seed {
 			want = append(want, a.ColumnHeading())
-			wantRow = append(wantRow, a.Format(c))
+			wantRow = append(wantRow, v)
 		}
 	}
 	heads := func(c cell.Cell) ([]string, []string) {
