@@ -76,9 +76,8 @@
 // a tool", e.g. BFCL's relevance category), no_calls and answer (a
 // matcher on the final answer string).
 //
-// `when` is a list of overrides. Each entry names selectors (model,
-// temperature, tools, confirm, descriptions: the scoring axes of package
-// schema/cell; a string/number or a list of them, any of which selects, in
+// `when` is a list of overrides. Each entry names selectors (the scoring
+// axes of package schema/cell, WhenSelectors: model, temperature, …; a string/number or a list of them, any of which selects, in
 // the selector language of schema/cell shared with `--filter` and
 // cassettes: globs with * ? and \ escapes, temperatures by value) and overrides (calls, order, strict_args,
 // forbid, max_calls, min_calls, no_calls, answer, state). Every entry whose selectors all

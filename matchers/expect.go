@@ -25,8 +25,7 @@ var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_call
 var TurnFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer"}
 
 // WhenSelectors lists the fields of a `when` entry that select cells: the
-// scoring axes of package schema/cell (model, temperature, tools,
-// confirm, descriptions).
+// scoring axes of package schema/cell (cell.ScoringNames).
 var WhenSelectors = cell.ScoringNames()
 
 // WhenOverrides lists the fields of a `when` entry that override the base

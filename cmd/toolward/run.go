@@ -20,6 +20,7 @@ import (
 	"github.com/toolward/toolward/engine"
 	"github.com/toolward/toolward/internal/analysis/diff"
 	"github.com/toolward/toolward/internal/analysis/report"
+	"github.com/toolward/toolward/schema/plan"
 )
 
 func init() {
@@ -154,7 +155,7 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 	fl.workers = fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
 	fl.outDir = fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
 	fl.resume = fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error, or whose case changed what the model sees); runs whose case changed only how they are judged are re-scored")
-	fs.Var(&fl.filters, "filter", "keep runs whose `key=glob` matches (keys: case, tag, model, seed, temperature, tools, confirm, descriptions); repeatable: AND across keys, OR within one")
+	fs.Var(&fl.filters, "filter", "keep runs whose `key=glob` matches (keys: tag, "+strings.Join(plan.AxisNames, ", ")+"); repeatable: AND across keys, OR within one")
 	fl.shard = fs.String("shard", "", "run only shard `i/n` (0 <= i < n) of the plan; join shards with toolward merge")
 	fl.recordDir = fs.String("record", "", "record the model's replies as replay cassettes into `DIR`")
 	fl.baseline = fs.String("baseline", "", "compare with the result directory `DIR` at the end (paired per case)")

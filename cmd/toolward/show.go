@@ -31,9 +31,8 @@ a server wrote are shown as escapes, as in the reports.
 
 RUN_ID is a run id as report.html, plan --list and runs.jsonl print it (a
 unique prefix is enough). --case ID (a glob) with --filter key=glob
-(keys as for run: model, seed, temperature, tools, confirm, descriptions,
-tag; and outcome=pass|fail|error) shows every run they select, in file
-order, at most --limit of them.
+(keys as for run: the axis names and tag; and outcome=pass|fail|error)
+shows every run they select, in file order, at most --limit of them.
 
 --format json prints the selected records as they are stored, one JSON
 object per line.

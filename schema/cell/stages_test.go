@@ -25,8 +25,9 @@ import (
 // TestStagesFollowAxes holds the claim of the package doc: every stage
 // that lists the axes lists exactly those of the table (cell.Axes), in
 // its order, so a stage left out of a new axis fails here. The report's
-// cells table and the diff's order are checked in their packages
-// (TestCellsTableFollowsAxes, TestOrderFollowsAxes).
+// cells table and breakdowns and the diff's order are checked in their
+// packages (TestCellsTableFollowsAxes, TestBreakdownAxesFollowTable,
+// TestOrderFollowsAxes).
 func TestStagesFollowAxes(t *testing.T) {
 	names, keys, scoring := cell.Names(), []string{}, cell.ScoringNames()
 	for _, a := range cell.Axes {

@@ -38,8 +38,8 @@
 //
 // # Selectors
 //
-// `when` maps axes (model, seed, temperature, tools, confirm, descriptions:
-// every axis of package schema/cell) to a value or a list of values, any
+// `when` maps axes (every axis of package schema/cell: model, seed,
+// temperature, …) to a value or a list of values, any
 // of which may match, in the selector language of package schema/cell,
 // shared with `--filter` and a case's `when`: a value matches the cell's
 // string for that axis exactly, as a glob (* any run of characters, ? one

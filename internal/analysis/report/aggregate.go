@@ -110,8 +110,15 @@ type caseAgg struct {
 	examples int
 }
 
-// axisNames are the breakdown axes in display order.
-var axisNames = [...]string{"temperature", "seed", "tools", "confirm", "descriptions", "options"}
+// axisNames are the breakdown axes in display order: every axis of
+// package schema/cell but the model, in table order, except that the
+// temperature comes before the seed, as reports have always shown them.
+var axisNames = func() []string {
+	out := slices.DeleteFunc(cell.Names(), func(n string) bool { return n == cell.Model })
+	i, j := slices.Index(out, cell.Seed), slices.Index(out, cell.Temperature)
+	out[i], out[j] = out[j], out[i]
+	return out
+}()
 
 func newAggregator() *aggregator {
 	a := &aggregator{

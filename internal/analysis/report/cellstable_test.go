@@ -53,3 +53,18 @@ func TestCellsTableFollowsAxes(t *testing.T) {
 		t.Errorf("default options: columns %v, want no options column", h)
 	}
 }
+
+// TestBreakdownAxesFollowTable: a breakdown for every axis but the model,
+// in table order but for the temperature before the seed.
+func TestBreakdownAxesFollowTable(t *testing.T) {
+	t.Parallel()
+	var want []string
+	for _, n := range cell.Names() {
+		if n != cell.Model {
+			want = append(want, n)
+		}
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(axisNames)), slices.Sorted(slices.Values(want))) || axisNames[0] != cell.Temperature || axisNames[1] != cell.Seed {
+		t.Errorf("breakdown axes %v, want %v with the temperature first", axisNames, want)
+	}
+}

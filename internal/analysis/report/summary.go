@@ -576,8 +576,8 @@ type Point struct {
 // cases: every unit is a case in a cell that ran with both values (the
 // cell otherwise identical, seeds pooled), and units are clustered by case.
 type Comparison struct {
-	// Axis is "model", "temperature", "tools", "confirm", "descriptions"
-	// or "options".
+	// Axis is the name of an axis of package schema/cell, any but the
+	// seed (whose values are replicates, not treatments).
 	Axis string `json:"axis"`
 	// Model is the model compared within, for axes other than model; ""
 	// means pooled over models.
@@ -645,8 +645,8 @@ func newDifference(d stats.Diff) Difference {
 	return Difference{Est: d.Est, Lo: d.Lo, Hi: d.Hi, SE: d.SE, P: finite(d.P), MDD: finite(d.MDD), Cases: d.Cases, Units: int(d.Units)}
 }
 
-// Breakdown is the pass rate per model for each value of one axis
-// (temperature, seed, tools, confirm, descriptions), pooled over the others.
+// Breakdown is the pass rate per model for each value of one axis (any
+// axis of package schema/cell but the model), pooled over the others.
 type Breakdown struct {
 	Axis   string         `json:"axis"`
 	Values []string       `json:"values"`
