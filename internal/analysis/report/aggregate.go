@@ -72,6 +72,10 @@ type aggregator struct {
 	toolsRanks map[string]int
 	// notes are statistical caveats computed with the summary.
 	notes []string
+	// caseNums numbers the case ids for the pooled tallies; run is the
+	// case of the record being added.
+	caseNums caseNumbers
+	run      caseRef
 	// approxLatency is set when a latency quantile of the summary is
 	// approximate.
 	approxLatency bool
@@ -150,7 +154,8 @@ func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record
 		a.unknown++
 		outcome = record.Error
 	}
-	a.totals.addRun(rec.Case, outcome)
+	a.run = a.caseNums.ref(rec.Case)
+	a.totals.addRun(a.run, outcome)
 	a.addSpan(rec)
 	a.addModel(rec, outcome)
 	a.addCell(rec, outcome)
@@ -159,8 +164,8 @@ func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record
 	a.textCalls.add(rec)
 	a.hosts.add(rec)
 	a.throttle.add(rec)
-	a.bfcl.add(rec, outcome)
-	a.tags.add(rec, outcome)
+	a.bfcl.add(rec, a.run, outcome)
+	a.tags.add(rec, a.run, outcome)
 	a.rules.add(rec)
 	a.cost.add(rec, outcome)
 	codes := a.addReasons(rec, outcome)
@@ -188,7 +193,7 @@ func (a *aggregator) addModel(rec *record.Record, outcome record.Outcome) {
 		m = &modelAgg{seeds: map[int]*pooled{}, tempSeeds: map[float64]map[int]*pooled{}}
 		a.models[c.Model] = m
 	}
-	m.tally.addRun(rec.Case, outcome)
+	m.tally.addRun(a.run, outcome)
 	m.tokIn += int64(rec.Tokens.In)
 	m.tokOut += int64(rec.Tokens.Out)
 	for _, t := range rec.Trace.Turns {
@@ -197,13 +202,13 @@ func (a *aggregator) addModel(rec *record.Record, outcome record.Outcome) {
 	for _, cl := range rec.Trace.Calls {
 		m.callLat.Add(float64(cl.Latency))
 	}
-	pooledAt(m.seeds, c.Seed).addRun(rec.Case, outcome)
+	pooledAt(m.seeds, c.Seed).addRun(a.run, outcome)
 	ts := m.tempSeeds[c.Temperature]
 	if ts == nil {
 		ts = map[int]*pooled{}
 		m.tempSeeds[c.Temperature] = ts
 	}
-	pooledAt(ts, c.Seed).addRun(rec.Case, outcome)
+	pooledAt(ts, c.Seed).addRun(a.run, outcome)
 }
 
 // addCell counts rec in its cell (seeds pooled).
@@ -251,7 +256,7 @@ func (a *aggregator) addAxes(rec *record.Record, outcome record.Outcome) {
 			byModel = map[string]*pooled{}
 			a.axes[ax][c.Model] = byModel
 		}
-		pooledAt(byModel, v).addRun(rec.Case, outcome)
+		pooledAt(byModel, v).addRun(a.run, outcome)
 	}
 }
 

@@ -53,7 +53,7 @@ type bfclAgg struct {
 	unpassable map[bfclKey]map[string]bool
 }
 
-func (a *bfclAgg) add(rec *record.Record, outcome record.Outcome) {
+func (a *bfclAgg) add(rec *record.Record, c caseRef, outcome record.Outcome) {
 	cat := bfclCategory(rec.Tags)
 	if cat == "" {
 		return
@@ -62,7 +62,7 @@ func (a *bfclAgg) add(rec *record.Record, outcome record.Outcome) {
 		a.rows, a.unpassable = map[bfclKey]*pooled{}, map[bfclKey]map[string]bool{}
 	}
 	k := bfclKey{rec.Cell.Model, cat}
-	pooledAt(a.rows, k).addRun(rec.Case, outcome)
+	pooledAt(a.rows, k).addRun(c, outcome)
 	if slices.Contains(rec.Tags, bfclUnpassableTag) {
 		if a.unpassable[k] == nil {
 			a.unpassable[k] = map[string]bool{}
@@ -76,7 +76,7 @@ func (a *bfclAgg) add(rec *record.Record, outcome record.Outcome) {
 func (a *bfclAgg) result() []BFCLRow {
 	var out []BFCLRow
 	for k, p := range a.rows {
-		out = append(out, BFCLRow{Model: k.model, Category: k.category, Tally: p.result(), Entries: len(p.perCase), Unpassable: len(a.unpassable[k])})
+		out = append(out, BFCLRow{Model: k.model, Category: k.category, Tally: p.result(), Entries: p.cases, Unpassable: len(a.unpassable[k])})
 	}
 	slices.SortFunc(out, func(x, y BFCLRow) int {
 		if c := strings.Compare(x.Model, y.Model); c != 0 {

@@ -206,9 +206,13 @@ func (t *Tally) finish() {
 // finishPooled computes the rate and its interval clustered by case from
 // the per-case counts ({pass, scored}); with fewer than two cases it is
 // the Wilson interval.
-func (t *Tally) finishPooled(perCase caseCounts) {
+func (t *Tally) finishPooled(perCase caseCounts) { t.finishClusters(perCase.clusters(nil)) }
+
+// finishClusters is finishPooled with the cases given as clusters, in
+// case order.
+func (t *Tally) finishClusters(cl []stats.Cluster) {
 	t.finish()
-	ri := stats.ClusteredRate(perCase.clusters(nil))
+	ri := stats.ClusteredRate(cl)
 	t.Cases = ri.Cases
 	if !ri.Clustered {
 		return
@@ -269,25 +273,88 @@ func (cc caseCounts) clusters(keep map[string]bool) []stats.Cluster {
 	return out
 }
 
+// caseNumbers numbers case ids densely, in the order first seen, so
+// that the many pooled tallies (one per model and seed, for example)
+// count their cases in a slice rather than a map of their own.
+type caseNumbers struct {
+	of     map[string]int32
+	names  []string
+	byName []int32 // the numbers in name order, for len(names) cases
+}
+
+// caseRef is a case id and its number.
+type caseRef struct {
+	nums *caseNumbers
+	n    int32
+}
+
+func (c *caseNumbers) ref(id string) caseRef {
+	n, ok := c.of[id]
+	if !ok {
+		if c.of == nil {
+			c.of = map[string]int32{}
+		}
+		n = int32(len(c.names))
+		c.of[id] = n
+		c.names = append(c.names, id)
+	}
+	return caseRef{c, n}
+}
+
+// sorted returns the case numbers in name order.
+func (c *caseNumbers) sorted() []int32 {
+	if len(c.byName) != len(c.names) {
+		c.byName = make([]int32, len(c.names))
+		for i := range c.byName {
+			c.byName[i] = int32(i)
+		}
+		slices.SortFunc(c.byName, func(x, y int32) int { return strings.Compare(c.names[x], c.names[y]) })
+	}
+	return c.byName
+}
+
 // pooled is a tally with its per-case counts, finished with the clustered
 // interval.
 type pooled struct {
 	Tally
-	perCase caseCounts
+	nums    *caseNumbers
+	perCase [][3]int32 // {pass, scored, runs} by case number
+	cases   int        // cases with runs
 }
 
-func (p *pooled) addRun(kase string, outcome record.Outcome) {
-	if p.perCase == nil {
-		p.perCase = caseCounts{}
+func (p *pooled) addRun(c caseRef, outcome record.Outcome) {
+	p.nums = c.nums
+	if int(c.n) >= len(p.perCase) {
+		p.perCase = append(p.perCase, make([][3]int32, int(c.n)+1-len(p.perCase))...)
 	}
 	p.Tally.add(outcome)
-	p.perCase.add(kase, outcome)
+	pc := &p.perCase[c.n]
+	if pc[2] == 0 {
+		p.cases++
+	}
+	pc[2]++
+	switch outcome {
+	case record.Pass:
+		pc[0]++
+		pc[1]++
+	case record.Fail:
+		pc[1]++
+	}
 }
 
 // result is the finished tally.
 func (p *pooled) result() Tally {
 	t := p.Tally
-	t.finishPooled(p.perCase)
+	var cl []stats.Cluster
+	if p.nums != nil {
+		cl = make([]stats.Cluster, 0, p.cases)
+		for _, n := range p.nums.sorted() { // a fixed order: float sums repeat exactly
+			if int(n) < len(p.perCase) && p.perCase[n][1] > 0 {
+				cl = append(cl, stats.Cluster{Sum: float64(p.perCase[n][0]), N: float64(p.perCase[n][1])})
+			}
+		}
+	}
+	t.finishClusters(cl)
 	return t
 }
 

@@ -26,7 +26,7 @@ type tagAgg struct {
 	rows map[tagKey]*pooled
 }
 
-func (a *tagAgg) add(rec *record.Record, outcome record.Outcome) {
+func (a *tagAgg) add(rec *record.Record, c caseRef, outcome record.Outcome) {
 	for i, tag := range rec.Tags {
 		if tag == "" || slices.Contains(rec.Tags[:i], tag) {
 			continue // a tag listed twice counts once
@@ -34,7 +34,7 @@ func (a *tagAgg) add(rec *record.Record, outcome record.Outcome) {
 		if a.rows == nil {
 			a.rows = map[tagKey]*pooled{}
 		}
-		pooledAt(a.rows, tagKey{rec.Cell.Model, tag}).addRun(rec.Case, outcome)
+		pooledAt(a.rows, tagKey{rec.Cell.Model, tag}).addRun(c, outcome)
 	}
 }
 
