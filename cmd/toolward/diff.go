@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 
 	"github.com/toolward/toolward/internal/analysis/diff"
 )
@@ -76,6 +78,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if !(*alpha > 0 && *alpha < 1) {
 		fmt.Fprintf(stderr, "toolward diff: --alpha must be between 0 and 1, got %v\n", *alpha)
 		return 2
+	}
+	// Diff's tables of runs hold no pointers, so the collector does not
+	// scan them: collecting at 25% heap growth rather than 100% keeps
+	// peak memory near 1.25× those tables (under 200 MiB for two sides
+	// of 10^6 runs) for next to no CPU. GOGC, when set, decides instead.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	r, err := diff.Compare(pos[0], pos[1], *alpha)
 	if err != nil {

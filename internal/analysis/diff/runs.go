@@ -24,13 +24,15 @@ type table struct {
 	caseIdx map[string]uint32
 	cells   []record.Cell // seed and tool count zero
 	cellIdx map[record.Cell]uint32
+	seeds   []int
+	seedIdx map[int]uint32
 	strs    []string // reason code lists (joined by "\x00"), rules digests, ids that are not 16 hex digits
 	strIdx  map[string]uint32
 	seed    maphash.Seed
 }
 
 func newTable() *table {
-	return &table{caseIdx: map[string]uint32{}, cellIdx: map[record.Cell]uint32{}, strIdx: map[string]uint32{"": 0}, strs: []string{""}, seed: maphash.MakeSeed()}
+	return &table{caseIdx: map[string]uint32{}, cellIdx: map[record.Cell]uint32{}, seedIdx: map[int]uint32{}, strIdx: map[string]uint32{"": 0}, strs: []string{""}, seed: maphash.MakeSeed()}
 }
 
 func intern[K comparable](idx map[K]uint32, list *[]K, k K) uint32 {
@@ -45,22 +47,22 @@ func intern[K comparable](idx map[K]uint32, list *[]K, k K) uint32 {
 
 func (t *table) str(s string) uint32 { return intern(t.strIdx, &t.strs, s) }
 
-// ckey is a run's pairing key (see keyOf): the case and the cell without
-// seed and tool count, interned, and the seed.
+// ckey is a run's pairing key (see keyOf): the case, the cell without
+// seed and tool count, and the seed, each interned. Its order is that of
+// the interned numbers: the same for both sides, which is all pairing
+// needs (what diff reports is sorted by the readable key).
 type ckey struct {
-	kase, cell uint32
-	seed       int
+	kase, cell, seed uint32
 }
 
 func compareCKeys(x, y ckey) int {
 	return cmp.Or(cmp.Compare(x.kase, y.kase), cmp.Compare(x.cell, y.cell), cmp.Compare(x.seed, y.seed))
 }
 
-// run is what diff keeps of one record.
+// run is what diff keeps of one record, in 48 bytes.
 type run struct {
 	key     ckey
-	seq     uint32 // the record's position on its side: of two runs of one key the later wins
-	outcome uint8  // outPass, outFail or outError (any other outcome)
+	outcome uint8 // outPass, outFail or outError (any other outcome)
 	hexID   bool   // id is the run id's 16 hex digits; else an index in table.strs
 	id      uint64
 	// started is the start time as wrapping nanoseconds since 1970 (the
@@ -89,8 +91,7 @@ func (t *table) add(runs []run, rec *record.Record) []run {
 	seed := c.Seed
 	c.Seed = 0
 	r := run{
-		key:     ckey{kase: intern(t.caseIdx, &t.cases, k.Case), cell: intern(t.cellIdx, &t.cells, c), seed: seed},
-		seq:     uint32(len(runs)),
+		key:     ckey{kase: intern(t.caseIdx, &t.cases, k.Case), cell: intern(t.cellIdx, &t.cells, c), seed: intern(t.seedIdx, &t.seeds, seed)},
 		outcome: outError,
 		started: rec.Started.Unix()*1e9 + int64(rec.Started.Nanosecond()),
 		rules:   t.str(rec.Rules),
@@ -161,7 +162,7 @@ func splitCodes(s string) []string {
 // settle sorts runs by key and keeps the last run of each key (the last
 // record of a key wins, as when the runs were a map filled in order).
 func settle(runs []run) []run {
-	slices.SortFunc(runs, func(x, y run) int { return cmp.Or(compareCKeys(x.key, y.key), cmp.Compare(x.seq, y.seq)) })
+	slices.SortStableFunc(runs, func(x, y run) int { return compareCKeys(x.key, y.key) }) // in read order within a key
 	out := runs[:0]
 	for i := range runs {
 		if i+1 < len(runs) && runs[i+1].key == runs[i].key {
@@ -175,7 +176,7 @@ func settle(runs []run) []run {
 // pairKey is the readable key of k.
 func (t *table) pairKey(k ckey) key {
 	c := t.cells[k.cell]
-	c.Seed = k.seed
+	c.Seed = t.seeds[k.seed]
 	return key{Case: t.cases[k.kase], Cell: c}
 }
 
