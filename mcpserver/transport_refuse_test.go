@@ -44,6 +44,7 @@ func TestHTTPRefusedSlowBodyClosed(t *testing.T) {
 		{"413 declared too large", small, small, http.StatusRequestEntityTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits out the refusal's drain on its own connection
 			c := dial(t, tc.addr)
 			head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", Path, tc.host, bodyLen)
 			if _, err := io.WriteString(c, head); err != nil {

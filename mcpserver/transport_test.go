@@ -160,6 +160,7 @@ func TestListenAndServeHTTP(t *testing.T) {
 // TestStdioSubprocess builds the toolward binary and speaks raw MCP
 // JSON-RPC with `toolward serve` over its stdin and stdout.
 func TestStdioSubprocess(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -131,8 +131,10 @@ func newPool(t *testing.T, k kind, servers []server, pins ...[]string) *pool.Poo
 // flight; that request and every later one are served by the others, and
 // none fails.
 func TestHostKilledMidRun(t *testing.T) {
+	t.Parallel()
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
 			hit := make(chan struct{})
 			a := k.start(t, []string{"m"}, func(n int64) how {
 				if n == 3 {
@@ -191,8 +193,10 @@ func TestHostKilledMidRun(t *testing.T) {
 // TestBrokenStreamFailsOver: a host whose replies break off part-way is
 // taken out after the first, and the turn is served whole by another.
 func TestBrokenStreamFailsOver(t *testing.T) {
+	t.Parallel()
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
 			a := k.start(t, []string{"m"}, func(int64) how { return cut })
 			b := k.start(t, []string{"m"}, nil)
 			p := newPool(t, k, []server{a, b})
@@ -213,8 +217,10 @@ func TestBrokenStreamFailsOver(t *testing.T) {
 // a warning and gets none of that model's requests; a model no host has
 // stops the job, naming the hosts.
 func TestPreflightReportsWhichHostLacksWhichModel(t *testing.T) {
+	t.Parallel()
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
 			a := k.start(t, []string{"m1", "m2"}, nil)
 			b := k.start(t, []string{"m1"}, nil)
 			p := newPool(t, k, []server{a, b})
@@ -254,8 +260,10 @@ func TestPreflightReportsWhichHostLacksWhichModel(t *testing.T) {
 // TestPreflightUnreachableHost: a host down at preflight is a warning
 // when others serve every model, and an error when none answers.
 func TestPreflightUnreachableHost(t *testing.T) {
+	t.Parallel()
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
 			a := k.start(t, []string{"m"}, nil)
 			b := k.start(t, []string{"m"}, nil)
 			b.close()
@@ -278,6 +286,7 @@ func TestPreflightUnreachableHost(t *testing.T) {
 // TestPreflightPinned: a host is asked only about the models pinned to
 // it, and a model pinned only to a host that lacks it is reported.
 func TestPreflightPinned(t *testing.T) {
+	t.Parallel()
 	k := kinds[0]
 	a := k.start(t, []string{"big"}, nil)
 	b := k.start(t, []string{"small"}, nil)
@@ -310,8 +319,10 @@ func contains(list []string, s string) bool {
 // answers is left out when the preflight's time runs short, instead of
 // failing the preflight of the hosts that did answer.
 func TestPreflightHangingHost(t *testing.T) {
+	t.Parallel()
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
 			a := k.start(t, []string{"m"}, nil)
 			hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 			t.Cleanup(func() { hang.CloseClientConnections(); hang.Close() })

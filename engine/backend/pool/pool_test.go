@@ -99,6 +99,7 @@ func chat(t *testing.T, p *Pool, model string) *backend.Response {
 // served by another at once; it stays out for Down, longer after each
 // consecutive failure, and comes back after a success.
 func TestFailedHostIsTakenOut(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: time.Unix(1e9, 0)}
 	a, b := &fake{fail: errDown}, &fake{}
 	p := newPool(t, c, Host{Name: "a", Backend: a}, Host{Name: "b", Backend: b})
@@ -130,6 +131,7 @@ func TestFailedHostIsTakenOut(t *testing.T) {
 // TestRetryAfterKeepsHostOut: a 429's Retry-After outlasts the default
 // down time.
 func TestRetryAfterKeepsHostOut(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: time.Unix(1e9, 0)}
 	a, b := &fake{fail: &backend.Error{Kind: backend.KindUnavailable, Retryable: true, RetryAfter: 20 * time.Second, Msg: "429"}}, &fake{}
 	p := newPool(t, c, Host{Name: "a", Backend: a}, Host{Name: "b", Backend: b})
@@ -144,6 +146,7 @@ func TestRetryAfterKeepsHostOut(t *testing.T) {
 // TestAllHostsFail: the error is the last host's, still retryable
 // infrastructure, and says every host failed.
 func TestAllHostsFail(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: time.Unix(1e9, 0)}
 	p := newPool(t, c, Host{Name: "a", Backend: &fake{fail: errDown}}, Host{Name: "b", Backend: &fake{fail: errDown}})
 	_, err := p.Chat(context.Background(), &backend.Request{Model: "m"})
@@ -164,6 +167,7 @@ func TestAllHostsFail(t *testing.T) {
 
 // TestOneHostErrorUnchanged: a pool of one returns its host's error as is.
 func TestOneHostErrorUnchanged(t *testing.T) {
+	t.Parallel()
 	p := newPool(t, &clock{}, Host{Name: "a", Backend: &fake{fail: errDown}})
 	if _, err := p.Chat(context.Background(), &backend.Request{Model: "m"}); err != errDown {
 		t.Fatalf("err = %v, want the host's own", err)
@@ -173,6 +177,7 @@ func TestOneHostErrorUnchanged(t *testing.T) {
 // TestHopelessErrorsDoNotFailOver: a request no host can serve better is
 // not sent to the others.
 func TestHopelessErrorsDoNotFailOver(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{backend.KindBadRequest, backend.KindContextOverflow, backend.KindNoTools} {
 		e := &backend.Error{Kind: k, Msg: k}
 		a, b := &fake{fail: e}, &fake{fail: e}
@@ -189,6 +194,7 @@ func TestHopelessErrorsDoNotFailOver(t *testing.T) {
 // TestCallerCancelDoesNotBlameHost: a request the caller gave up on
 // takes no host out.
 func TestCallerCancelDoesNotBlameHost(t *testing.T) {
+	t.Parallel()
 	a := &fake{gate: make(chan struct{}), began: make(chan struct{}, 1)}
 	b := &fake{}
 	p := newPool(t, &clock{}, Host{Name: "a", Backend: a}, Host{Name: "b", Backend: b})
@@ -216,6 +222,7 @@ func TestCallerCancelDoesNotBlameHost(t *testing.T) {
 // TestLeastBusyWithinLimits: requests go to the host with fewest in
 // flight; a host at its limit gets none until a slot frees.
 func TestLeastBusyWithinLimits(t *testing.T) {
+	t.Parallel()
 	gate := make(chan struct{})
 	began := make(chan struct{}, 8)
 	a := &fake{gate: gate, began: began}
@@ -260,6 +267,7 @@ func TestLeastBusyWithinLimits(t *testing.T) {
 // TestPinnedModels: a pinned model goes only to the hosts that pin it;
 // other models go to hosts that pin nothing.
 func TestPinnedModels(t *testing.T) {
+	t.Parallel()
 	a, b := &fake{}, &fake{}
 	p := newPool(t, &clock{}, Host{Name: "a", Backend: a, Models: []string{"big"}}, Host{Name: "b", Backend: b})
 	for range 3 {
@@ -286,6 +294,7 @@ func TestPinnedModels(t *testing.T) {
 // TestModelMissingAtChat: a host that says it lacks the model is not
 // asked for it again; the others serve it.
 func TestModelMissingAtChat(t *testing.T) {
+	t.Parallel()
 	a, b := &fake{fail: &backend.Error{Kind: backend.KindModelMissing, Msg: "model m not found"}}, &fake{}
 	p := newPool(t, &clock{}, Host{Name: "a", Backend: a}, Host{Name: "b", Backend: b})
 	for range 3 {
@@ -302,6 +311,7 @@ func TestModelMissingAtChat(t *testing.T) {
 }
 
 func TestNewRejects(t *testing.T) {
+	t.Parallel()
 	for _, hosts := range [][]Host{nil, {{Name: "a"}}, {{Name: "a", Backend: &fake{}}, {Name: "a", Backend: &fake{}}}, {{Name: "a", Backend: &fake{}, Limit: -1}}} {
 		if _, err := New(hosts, Options{}); err == nil {
 			t.Errorf("New(%v) accepted", hosts)
@@ -322,6 +332,7 @@ func (p *preflighted) Preflight(ctx context.Context, models []string) (*backend.
 // TestPreflightDigestsDiffer: two hosts with different models under one
 // name are a warning, and the first host's digest is recorded.
 func TestPreflightDigestsDiffer(t *testing.T) {
+	t.Parallel()
 	a := &preflighted{info: &backend.Info{Server: "ollama at a", Digests: map[string]string{"m": "aaaaaaaaaaaaaaaa"}}}
 	b := &preflighted{info: &backend.Info{Server: "ollama at b", Digests: map[string]string{"m": "bbbbbbbbbbbbbbbb"}, Warnings: []string{"old server"}}}
 	p := newPool(t, &clock{}, Host{Name: "a", Backend: a}, Host{Name: "b", Backend: b})
@@ -341,6 +352,7 @@ func TestPreflightDigestsDiffer(t *testing.T) {
 // TestRunsStickToAHost: with the hosts equally idle, every turn of a run
 // goes to the same host, and different runs spread over the hosts.
 func TestRunsStickToAHost(t *testing.T) {
+	t.Parallel()
 	p := newPool(t, &clock{}, Host{Name: "a", Backend: &fake{}}, Host{Name: "b", Backend: &fake{}}, Host{Name: "c", Backend: &fake{}})
 	byHost := map[string]int{}
 	for run := range 30 {
