@@ -61,7 +61,9 @@
 //     session slots while it runs and keeps it if it creates a session;
 //     either limit reached is a 503 with a JSON-RPC error (-32000);
 //   - a GET event stream must name a live session (400 without one, 404
-//     for an unknown one) and find one of DefaultMaxStreams free (503); it ends with its session;
+//     for an unknown one) and find one of DefaultMaxStreams free, else it
+//     gets 405 (the MCP answer for "no GET stream here", which clients
+//     do not retry; the session works on without it); it ends with its session;
 //   - sessions idle DefaultSessionIdleTTL end (between 1 and 1.5 TTL
 //     after their last request) and drop their sandboxes; the sandboxes
 //     of all sessions stay under about MaxSessions × SessionMemory;

@@ -30,8 +30,8 @@ type HTTPOptions struct {
 	// MaxSessions caps concurrent sessions, counting a request outside a
 	// session as one while it runs (503 when reached).
 	MaxSessions int
-	// MaxStreams caps concurrently open GET event streams (503 when
-	// reached).
+	// MaxStreams caps concurrently open GET event streams (405 when
+	// reached: see HTTPHandler).
 	MaxStreams int
 	// MaxRequests caps POST requests served at once (503 when reached).
 	MaxRequests int
@@ -102,7 +102,12 @@ const Path = "/mcp"
 //     slot while it runs, and keeps it if it creates a session; with
 //     MaxSessions taken the answer is 503 with a JSON-RPC error.
 //  4. A GET (event stream) must name a live session (400 without one, 404
-//     for an unknown one) and find one of MaxStreams free (503). The
+//     for an unknown one) and find one of MaxStreams free. Past the
+//     limit the answer is 405 Method Not Allowed, the MCP specification's
+//     way for a server to say it offers no GET stream: a client stops
+//     asking (mcp-go's does), where it would retry a 503 every second
+//     for as long as it lives. The session works on without the stream,
+//     its server-to-client requests riding on the POST streams. The
 //     stream ends when its session does.
 //
 // A refused request is answered at once, and its connection closed after
@@ -335,7 +340,9 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	}
 	release, ok := t.streams.acquire()
 	if !ok {
-		refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("server busy: %d event streams are open, the limit (close one, or raise --max-streams)", t.opts.MaxStreams))
+		// 405, not 503: see HTTPHandler.
+		w.Header().Set("Allow", "POST, DELETE")
+		refuse(w, http.StatusMethodNotAllowed, fmt.Sprintf("no event stream for this session: %d event streams are open, the limit (the session works without one; close a stream, or raise --max-streams)", t.opts.MaxStreams))
 		return
 	}
 	defer release()

@@ -58,8 +58,9 @@ Flags:
 Over HTTP, a client has %v to send a request's headers and %v more for
 its body; each write to a client must complete within %v, and keep-alive
 connections idle for %v are closed. A request over a limit is answered
-at once with the limit in its error: 413, 408, or 503 for sessions,
-streams, requests and connections. Over stdio, a line longer than %d bytes is answered with a
+at once with the limit in its error: 413, 408, 503 for sessions,
+requests and connections, and 405 for event streams (a client then
+goes on without one). Over stdio, a line longer than %d bytes is answered with a
 JSON-RPC error and skipped.
 `,
 	mcpserver.DefaultMaxBodyBytes, mcpserver.DefaultMaxSessions, mcpserver.SessionMemory>>20,
