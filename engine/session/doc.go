@@ -27,7 +27,10 @@
 //     headers on every request. Each connection makes the initialize
 //     handshake (protocol 2025-11-25 at most) and opens the GET stream
 //     when the server offers it, so that requests the server sends there
-//     (elicitation) are answered.
+//     (elicitation) are answered. A server that refuses the stream is
+//     asked again at most MaxStreamRefusals times in a row (mcp-go
+//     alone would ask every second for as long as the connection
+//     lives), and not again after a refusal that will not change.
 //
 // What a command or url server sends passes through a bounding layer
 // under mcp-go's transports (wire.go): each message is bounded

@@ -25,6 +25,15 @@ const (
 	// so that a server that does not take them reaches this bound instead
 	// of piling up requests and answers in toolward's memory.
 	MaxPending = 64
+	// MaxStreamRefusals is how many times in a row a url server may
+	// refuse the GET event stream (an answer that is not an event
+	// stream, or no answer) before toolward stops asking for it on that
+	// connection; a refusal that will not change (a 4xx but 401, 404,
+	// 408 and 429, or a 2xx that is not an event stream) stops it at
+	// once. Left to itself, mcp-go would ask again every second for as
+	// long as the connection lives. The connection works on without the
+	// stream: only requests the server would send there go unanswered.
+	MaxStreamRefusals = 3
 )
 
 // Limits override the bounds above for one Source; a zero field means
@@ -35,6 +44,8 @@ type Limits struct {
 	ListTools int
 	ListBytes int64
 	Pending   int
+	// StreamRefusals: see MaxStreamRefusals.
+	StreamRefusals int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -52,6 +63,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Pending <= 0 {
 		l.Pending = MaxPending
+	}
+	if l.StreamRefusals <= 0 {
+		l.StreamRefusals = MaxStreamRefusals
 	}
 	return l
 }

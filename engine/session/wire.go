@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -212,10 +213,14 @@ func (s *stdinWriter) Write(p []byte) (int, error) {
 func (s *stdinWriter) Close() error { return s.dst.Close() }
 
 // roundTripper bounds the bodies of a url server's answers: an event
-// stream event by event (sseBody), anything else as one message.
+// stream event by event (sseBody), anything else as one message; and
+// it bounds how often the GET event stream is asked for (listenAnswer).
+// There is one per connection.
 type roundTripper struct {
 	w    *wire
 	base http.RoundTripper
+	// refusals counts the GET event stream's refusals in a row.
+	refusals atomic.Int32
 }
 
 func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -225,6 +230,9 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer t.w.answered()
 	}
 	resp, err := t.base.RoundTrip(req)
+	if isListen(req) {
+		resp, err = t.listenAnswer(req, resp, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +246,67 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = body
 	}
 	return resp, nil
+}
+
+// isListen reports whether req asks for the GET event stream, where
+// the server sends what it has outside any request (a GET with
+// Last-Event-ID resumes a POST's stream instead).
+func isListen(req *http.Request) bool {
+	return req.Method == http.MethodGet && req.Header.Get("Last-Event-ID") == ""
+}
+
+// listenAnswer passes on the server's answer to a GET for the event
+// stream, counting it as a refusal unless it opens a stream (or is a 404,
+// which mcp-go takes for the session's end). Past Limits.StreamRefusals
+// refusals in a row, or at once for a refusal that will not change
+// (finalRefusal), the answer becomes a 405 Method Not Allowed: the MCP
+// specification's "no GET stream here", on which mcp-go stops asking.
+func (t *roundTripper) listenAnswer(req *http.Request, resp *http.Response, err error) (*http.Response, error) {
+	if err != nil && req.Context().Err() != nil {
+		return resp, err // the connection is closing
+	}
+	if err == nil {
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		switch {
+		case resp.StatusCode == http.StatusNotFound:
+			return resp, nil
+		case (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusAccepted) && mt == "text/event-stream":
+			t.refusals.Store(0)
+			return resp, nil
+		}
+	}
+	if n := t.refusals.Add(1); n < int32(t.w.lim.StreamRefusals) && !finalRefusal(resp) {
+		return resp, err
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+	const msg = "toolward stops asking for the event stream: the server refused it (see session.MaxStreamRefusals)"
+	return &http.Response{
+		Status:     "405 Method Not Allowed",
+		StatusCode: http.StatusMethodNotAllowed,
+		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+		Body:          io.NopCloser(strings.NewReader(msg)),
+		ContentLength: int64(len(msg)),
+		Request:       req,
+	}, nil
+}
+
+// finalRefusal reports whether resp refuses the event stream for good:
+// a 4xx that asking again cannot change (not 401: a new token may help;
+// not 408 or 429: they say "later"), or a success that is not a stream.
+func finalRefusal(resp *http.Response) bool {
+	if resp == nil {
+		return false
+	}
+	switch c := resp.StatusCode; {
+	case c == http.StatusUnauthorized, c == http.StatusRequestTimeout, c == http.StatusTooManyRequests:
+		return false
+	case c >= 400 && c < 500, c >= 200 && c < 300:
+		return true
+	}
+	return false
 }
 
 // isAnswer reports whether req POSTs toolward's answer to a request of
