@@ -17,7 +17,7 @@ import (
 // run_timeout made a 120 s run).
 func TestRunTimeoutBoundsRetries(t *testing.T) {
 	fake := fakeopenai.Start(t, fakeopenai.Options{Script: openaiScript(false), FailFirst: 100, FailStatus: 429, FailRetryAfter: "999999"})
-	writeSuite(t, fmt.Sprintf("backend: openai: base_url: %q\nlimits: run_timeout: \"5s\"", fake.BaseURL))
+	writeSuite(t, fmt.Sprintf("backend: openai: base_url: %q\nlimits: run_timeout: \"1s\"", fake.BaseURL))
 	res, err := Run(context.Background(), Options{ConfigPath: "run.cue", Builtin: Bundled, Backoff: noBackoff, Filters: []string{"case=sum", "seed=1"}})
 	if err != nil {
 		t.Fatal(err)
