@@ -17,8 +17,9 @@ const maxMarkdownCases = 25
 const maxOpenCells = 20
 
 // WriteMarkdown writes report.md: the headline numbers and the tables of
-// the HTML report without charts or traces, for pull requests and CI logs.
-// Model, tool and case text is shown display-safe (displayWriter).
+// the HTML report without charts or whole traces (a failing conversation
+// gets a compact transcript), for pull requests and CI logs. Model, tool
+// and case text is shown display-safe (displayWriter).
 func (s *Summary) WriteMarkdown(w io.Writer) error {
 	return writeDisplaySafe(w, s.writeMarkdown)
 }
@@ -57,6 +58,7 @@ func (s *Summary) writeMarkdown(w io.Writer) error {
 	md.section(md.t.ErrorKinds, "## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 	md.section(md.t.Flaky, "## Flaky cases\n\nPassed on some seeds and failed on others in the same cell.\n\n")
 	md.failing()
+	md.transcripts()
 	md.stateDiffs()
 	md.cells()
 	return md.w.Flush()
