@@ -130,7 +130,8 @@ limits: {retries: 2, concurrency: 2}
 }
 
 // TestCommandServerSilent: a server that never answers the handshake
-// stops the job with an error instead of hanging it.
+// stops the job with an error instead of hanging it, and is killed at the
+// start-up bound rather than given the graceful close's seconds.
 func TestCommandServerSilent(t *testing.T) {
 	defer func(d time.Duration) { openTimeout = d }(openTimeout)
 	openTimeout = 50 * time.Millisecond
@@ -140,13 +141,18 @@ func TestCommandServerSilent(t *testing.T) {
 	os.WriteFile("silent.cue", []byte(`
 name: "silent"
 cases: ["cases/*.yaml"]
-server: command: ["sleep", "60"]
+server: command: ["sh", "-c", "cat >/dev/null; touch stdin-closed; exec sleep 60"]
 backend: replay: "unused"
 matrix: models: ["m"]
 `), 0o644)
 	_, err := Run(context.Background(), Options{ConfigPath: "silent.cue", Backend: callNeed{}})
 	if err == nil || !strings.Contains(err.Error(), "connecting to the MCP server, nothing ran: no answer within 50ms") {
 		t.Fatalf("got %v", err)
+	}
+	// Killed, not closed gracefully: a server that got to see its stdin
+	// end would have had seconds to exit before anything stopped it.
+	if _, err := os.Stat("stdin-closed"); err == nil {
+		t.Error("the silent server was closed gracefully (its stdin ended before it was killed)")
 	}
 	if _, err := os.Stat("results/silent"); err == nil {
 		if ents, _ := os.ReadDir("results/silent"); len(ents) > 0 {

@@ -437,9 +437,11 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 	hello, err := s.initialize(ctx, c, startup, w)
 	if err != nil {
 		// Closing waits for the subprocess, so its stderr is complete; a
-		// server that did not answer in time is killed, not waited for.
+		// server that did not answer in time (the handshake's bound, or
+		// the caller's: the start-up bound, an interrupt) is killed, not
+		// waited for.
 		var se *Error
-		(&conn{c: c, cmd: cmd, runDir: runDir}).close(errors.As(err, &se) && se.Kind == "timeout")
+		(&conn{c: c, cmd: cmd, runDir: runDir}).close(ctx.Err() != nil || errors.As(err, &se) && se.Kind == "timeout")
 		return nil, s.startErr(err, startup, head, true)
 	}
 	return &conn{c: c, h: h, hello: hello, stderr: head, cmd: cmd, wire: w, runDir: runDir}, nil
