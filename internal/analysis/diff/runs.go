@@ -63,7 +63,7 @@ func compareCKeys(x, y ckey) int {
 type run struct {
 	key     ckey
 	outcome uint8 // outPass, outFail or outError (any other outcome)
-	hexID   bool   // id is the run id's 16 hex digits; else an index in table.strs
+	hexID   bool  // id is the run id's 16 hex digits; else an index in table.strs
 	id      uint64
 	// started is the start time as wrapping nanoseconds since 1970 (the
 	// same instant gives the same number; two instants within 292 years
