@@ -36,12 +36,7 @@ func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools 
 		c.Options["num_ctx"] = numCtx
 	}
 	r := &reply{limit: b.limit}
-	var err error
-	if b.signed {
-		err = b.client.Chat(ctx, &c, func(cr api.ChatResponse) error { return r.add(&cr) })
-	} else {
-		err = b.postChat(ctx, &c, tools, r)
-	}
+	err := b.postChat(ctx, &c, tools, r)
 	if err != nil && err != errCut {
 		return 0, err
 	}

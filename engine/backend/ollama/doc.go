@@ -1,7 +1,7 @@
 // Package ollama is the model backend that talks to an Ollama server. It
-// uses github.com/ollama/ollama/api's types throughout, and its client for
-// the small calls (version, list, show); chat replies are streamed by the
-// package itself (see Bounds).
+// uses github.com/ollama/ollama/api's types throughout but makes every
+// request itself (request.go), so that every answer is read within
+// bounds (see Bounds), from a local server or from ollama.com alike.
 //
 // Steps:
 //
@@ -34,12 +34,17 @@
 // follows is drained, at most 64 KiB for at most a second, so that a
 // stream the server ends leaves its connection reusable and one it keeps
 // open does not hold the turn; the default client keeps up to 64 idle
-// connections per host. Requests that
-// the api package must sign (a host of ollama.com, or OLLAMA_AUTH set) go
-// through its client instead, with the same bound on what is kept.
+// connections per host. An answer to the small requests (version,
+// tags, show) is read up to 4 MiB (maxAnswerBytes).
+//
+// Signing: requests to ollama.com, or to any host with OLLAMA_AUTH set,
+// are signed as Ollama's own client signs them (the user's key,
+// ~/.ollama/id_ed25519) by the HTTP client's transport (signer); nothing
+// else differs, the reading least of all.
 //
 // Errors are *backend.Error: unreachable server, 5xx, 429 and a broken
 // stream are KindUnavailable and retryable; 404 is KindModelMissing;
 // 400 "does not support tools" is KindNoTools; another 4xx is
-// KindBadRequest; an expired context is KindTimeout.
+// KindBadRequest, and so is a request that cannot be signed (no key); an
+// expired context is KindTimeout.
 package ollama

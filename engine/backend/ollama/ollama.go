@@ -53,15 +53,15 @@ type Config struct {
 
 // Backend talks to an Ollama server. It is safe for concurrent use.
 type Backend struct {
-	client    *api.Client // the small calls: version, list, show
-	http      *http.Client
-	host      string
-	limit     int  // MaxReplyBytes
-	signed    bool // requests must be signed: chat goes through client
-	numCtx    int
-	think     bool
-	keepAlive *api.Duration
-	win       *ollamactx.Client // the contexts the server gives models
+	http        *http.Client // under a signer for a signed host
+	host        string
+	limit       int  // MaxReplyBytes
+	answerLimit int  // maxAnswerBytes
+	signed      bool // requests are signed (see signer)
+	numCtx      int
+	think       bool
+	keepAlive   *api.Duration
+	win         *ollamactx.Client // the contexts the server gives models
 
 	// converted memoises ConvertTool, and the converted tool's JSON, by
 	// the tool's name, description and schema (see toolKey): every turn
@@ -92,9 +92,9 @@ func New(cfg Config) (*Backend, error) {
 	}
 	b := &Backend{
 		host: host, numCtx: cfg.NumCtx, think: cfg.Think,
-		limit: cfg.MaxReplyBytes, converted: map[string]convertedTool{},
-		// The api client signs requests for ollama.com or with
-		// OLLAMA_AUTH set; such chats go through it (see Chat).
+		limit: cfg.MaxReplyBytes, answerLimit: maxAnswerBytes, converted: map[string]convertedTool{},
+		// As Ollama's own client: requests to ollama.com, or any with
+		// OLLAMA_AUTH set, are signed.
 		signed: envconfig.UseAuth() || u.Hostname() == "ollama.com",
 	}
 	if b.limit == 0 {
@@ -108,7 +108,9 @@ func New(cfg Config) (*Backend, error) {
 		b.keepAlive = &api.Duration{Duration: d}
 	}
 	b.http = backend.HTTPClient(cfg.HTTPClient)
-	b.client = api.NewClient(u, b.http)
+	if b.signed {
+		b.http = signing(b.http, u.Path)
+	}
 	b.win = ollamactx.New(b.http, b.host)
 	return b, nil
 }
@@ -120,18 +122,26 @@ func (b *Backend) Host() string { return b.host }
 // that each can call tools. It returns the server version and the models'
 // digests. Every problem it finds is a *backend.Error that says what to do.
 func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info, error) {
-	version, err := b.client.Version(ctx)
+	var v struct {
+		Version string `json:"version"`
+	}
+	err := b.call(ctx, http.MethodGet, "/api/version", nil, &v)
+	version := v.Version
 	if err != nil {
 		if e := ctxError(ctx, err); e != nil {
 			return nil, e
+		}
+		// Not being let in is not being unreachable.
+		if errors.As(err, new(*signError)) || errors.As(err, new(api.AuthorizationError)) || errors.As(err, new(*answerTooLong)) {
+			return nil, b.mapError(ctx, err, "asking its version", "")
 		}
 		return nil, &backend.Error{
 			Kind: backend.KindUnavailable, Retryable: true, Err: err,
 			Msg: fmt.Sprintf("cannot reach Ollama at %s; start it with `ollama serve`, or set backend.ollama.host in the config to where it runs", b.host),
 		}
 	}
-	list, err := b.client.List(ctx)
-	if err != nil {
+	var list api.ListResponse
+	if err := b.call(ctx, http.MethodGet, "/api/tags", nil, &list); err != nil {
 		return nil, b.mapError(ctx, err, "listing models", "")
 	}
 	have := make(map[string]api.ListModelResponse)
@@ -170,8 +180,8 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 		if _, done := info.Digests[m]; done {
 			continue
 		}
-		show, err := b.client.Show(ctx, &api.ShowRequest{Model: m})
-		if err != nil {
+		var show api.ShowResponse
+		if err := b.call(ctx, http.MethodPost, "/api/show", &api.ShowRequest{Model: m}, &show); err != nil {
 			return nil, b.mapError(ctx, err, "showing model "+m, m)
 		}
 		// An old server that reports no capabilities gets the benefit of
@@ -214,9 +224,8 @@ func canonical(name string) string {
 
 // Chat sends one streamed chat request and accumulates the reply. The
 // stream is read through a pooled buffer (the api package's client
-// allocates 8 MiB per request) and bounded by Config.MaxReplyBytes; only
-// requests the api client must sign (ollama.com, OLLAMA_AUTH) go through
-// it.
+// allocates 8 MiB per request) and bounded by Config.MaxReplyBytes,
+// signed or not.
 func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Response, error) {
 	creq, tools, err := b.request(req)
 	if err != nil {
@@ -224,11 +233,7 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 	}
 	start := time.Now()
 	r := &reply{limit: b.limit}
-	if b.signed {
-		err = b.client.Chat(ctx, creq, func(c api.ChatResponse) error { return r.add(&c) })
-	} else {
-		err = b.postChat(ctx, creq, tools, r)
-	}
+	err = b.postChat(ctx, creq, tools, r)
 	latency := time.Since(start)
 	if err != nil && !errors.Is(err, errCut) {
 		return nil, b.mapError(ctx, err, "chat with "+req.Model, req.Model)
@@ -379,6 +384,14 @@ func (b *Backend) mapError(ctx context.Context, err error, doing, model string) 
 		return e
 	}
 	where := fmt.Sprintf("ollama at %s: %s", b.host, doing)
+	var sign *signError
+	if errors.As(err, &sign) {
+		return &backend.Error{Kind: backend.KindBadRequest, Msg: where + ": " + sign.Error(), Err: err}
+	}
+	var long *answerTooLong
+	if errors.As(err, &long) {
+		return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: where + ": " + long.Error() + ", which is not an answer of Ollama's", Err: err}
+	}
 	var sf *backend.StreamFault
 	if errors.As(err, &sf) {
 		return &backend.Error{Kind: backend.KindUnavailable, Retryable: true, Msg: where + ": broken reply", Err: err}

@@ -288,21 +288,11 @@ func (b *Backend) postChat(ctx context.Context, creq *api.ChatRequest, tools [][
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, b.host+"/api/chat", bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/x-ndjson")
-	hreq.Header.Set("User-Agent", userAgent)
-	resp, err := b.http.Do(hreq)
+	resp, err := b.send(ctx, http.MethodPost, "/api/chat", body, "application/x-ndjson")
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= http.StatusBadRequest {
-		return statusError(resp)
-	}
 	if err := readChat(resp.Body, r); err != nil {
 		return err
 	}

@@ -378,21 +378,6 @@ func TestNewRejectsNegativeReplyLimit(t *testing.T) {
 	}
 }
 
-// TestSignedHostsUseTheAPIClient: the api package signs requests to
-// ollama.com and with OLLAMA_AUTH set; only those chats go through it.
-func TestSignedHostsUseTheAPIClient(t *testing.T) {
-	t.Setenv("OLLAMA_AUTH", "")
-	for host, want := range map[string]bool{"https://ollama.com": true, "http://127.0.0.1:11434": false, "http://gpu-a:11434": false} {
-		if b := hostBackend(t, host, Config{}); b.signed != want {
-			t.Errorf("%s: signed = %v, want %v", host, b.signed, want)
-		}
-	}
-	t.Setenv("OLLAMA_AUTH", "1")
-	if b := hostBackend(t, "http://127.0.0.1:11434", Config{}); !b.signed {
-		t.Error("OLLAMA_AUTH=1: chat does not go through the api client")
-	}
-}
-
 // TestChatConcurrentReplies: concurrent chats share the pooled readers
 // but never each other's replies.
 func TestChatConcurrentReplies(t *testing.T) {
