@@ -43,9 +43,9 @@ type Cassette struct {
 
 // CassetteRun is the replies for the cells its selector matches.
 type CassetteRun struct {
-	When  []CassetteSelector // all must match; empty matches every cell
-	Turns []CassetteTurn
-	Line  int
+	When      []CassetteSelector // all must match; empty matches every cell
+	Turns     []CassetteTurn
+	Line, Col int // of the run, for messages
 }
 
 // CassetteSelector constrains one axis to any of some values or globs.
@@ -407,6 +407,56 @@ func CheckCassettes(cs []*Cassette, cases []*Case) Errors {
 		errs = append(errs, &Error{File: c.File, Line: c.CaseLine, Col: c.CaseCol, Path: "case", Msg: msg})
 	}
 	return errs
+}
+
+// UserTurnGap is where a run's simulated user runs out of turns.
+type UserTurnGap struct {
+	Have  int // the run's turns with role user
+	After int // index in Turns of the model's answer that asks for one more
+}
+
+// UserTurnGap replays run r's conversation as the agent loop meets it
+// when both sides answer from r: the model's turns in order, a reply
+// without tool calls being a final answer, after which the simulated user
+// is asked for its next turn with role user. The conversation ends when
+// such a turn contains stop, when the answer to the maxTurns-th user
+// message (the opening included) has had its reply, when maxIterations
+// model turns pass without an answer, or when the model's turns run out.
+// It reports where the user's turns run out first, if they do: a replay
+// then fails with cassette_miss. maxIterations 0 means the loop's
+// default, 8; maxTurns 0 means no bound.
+func (r *CassetteRun) UserTurnGap(stop string, maxIterations, maxTurns int) (UserTurnGap, bool) {
+	if maxIterations <= 0 {
+		maxIterations = 8
+	}
+	var model, user []int // indexes in r.Turns of each side's turns
+	for i, t := range r.Turns {
+		if t.Role == CassetteRoleUser {
+			user = append(user, i)
+		} else {
+			model = append(model, i)
+		}
+	}
+	asked, inTurn := 0, 0 // user turns asked for; model turns spent on the current message
+	for _, i := range model {
+		if inTurn >= maxIterations {
+			break
+		}
+		inTurn++
+		if len(r.Turns[i].ToolCalls) > 0 {
+			continue
+		}
+		if asked >= len(user) {
+			return UserTurnGap{Have: len(user), After: i}, true
+		}
+		u := r.Turns[user[asked]]
+		asked++
+		if stop != "" && strings.Contains(u.Content, stop) || maxTurns > 0 && asked >= maxTurns {
+			break
+		}
+		inTurn = 0
+	}
+	return UserTurnGap{}, false
 }
 
 // UncoveredCases returns the cases that no cassette in cs answers for:

@@ -143,7 +143,7 @@ func list[T any](p *cassetteParser, v *yaml.Node, path []any, el *shape[T], want
 func setLine(x any, n *yaml.Node) {
 	switch x := x.(type) {
 	case *CassetteRun:
-		x.Line = n.Line
+		x.Line, x.Col = n.Line, n.Column
 	case *CassetteTurn:
 		x.Line = n.Line
 	case *CassetteCall:

@@ -300,7 +300,7 @@ func TestCassetteWriteReadsBack(t *testing.T) {
 	got := out[0]
 	got.File, got.Line, got.Col, got.CaseLine, got.CaseCol = "", 0, 0, 0, 0
 	for i := range got.Runs {
-		got.Runs[i].Line = 0
+		got.Runs[i].Line, got.Runs[i].Col = 0, 0
 		for j := range got.Runs[i].Turns {
 			got.Runs[i].Turns[j].Line = 0
 			for k := range got.Runs[i].Turns[j].ToolCalls {
@@ -313,5 +313,40 @@ func TestCassetteWriteReadsBack(t *testing.T) {
 	}
 	if !strings.HasPrefix(buf.String(), "# a comment\n") {
 		t.Errorf("no comment:\n%s", buf.Bytes())
+	}
+}
+
+// TestUserTurnGap replays cassette runs' conversations: the simulated
+// user is asked after each final answer until a reply holds the stop
+// marker, the max_turns-th message has had its reply, the model spends
+// max_iterations turns on one message, or its turns run out.
+func TestUserTurnGap(t *testing.T) {
+	t.Parallel()
+	answer := CassetteTurn{Content: "an answer"}
+	call := CassetteTurn{ToolCalls: []CassetteCall{{Name: "t"}}}
+	user := func(s string) CassetteTurn { return CassetteTurn{Role: CassetteRoleUser, Content: s} }
+	for _, tt := range []struct {
+		name              string
+		turns             []CassetteTurn
+		maxIter, maxTurns int
+		gap               bool
+		have, after       int
+	}{
+		{name: "no user turn", turns: []CassetteTurn{answer}, gap: true, have: 0, after: 0},
+		{name: "stops", turns: []CassetteTurn{answer, user("bye STOP")}},
+		{name: "second answer unanswered", turns: []CassetteTurn{call, answer, user("more"), call, answer}, gap: true, have: 1, after: 4},
+		{name: "user turns first in the file", turns: []CassetteTurn{user("more"), user("STOP"), answer, answer}},
+		{name: "max_turns reached", turns: []CassetteTurn{answer, user("a"), answer, user("b")}, maxTurns: 2},
+		{name: "max_turns one further", turns: []CassetteTurn{answer, user("a"), answer}, maxTurns: 2, gap: true, have: 1, after: 2},
+		{name: "max_iterations before the answer", turns: []CassetteTurn{call, call, answer}, maxIter: 2},
+		{name: "max_iterations per message", turns: []CassetteTurn{call, answer, user("a"), call, answer}, maxIter: 2, gap: true, have: 1, after: 4},
+		{name: "model turns run out", turns: []CassetteTurn{call}},
+		{name: "stop after the reply limit", turns: []CassetteTurn{answer, user("a"), answer, user("STOP")}},
+	} {
+		r := &CassetteRun{Turns: tt.turns}
+		g, gap := r.UserTurnGap("STOP", tt.maxIter, tt.maxTurns)
+		if gap != tt.gap || gap && (g.Have != tt.have || g.After != tt.after) {
+			t.Errorf("%s: got %+v %v, want gap %v have %d after %d", tt.name, g, gap, tt.gap, tt.have, tt.after)
+		}
 	}
 }

@@ -122,6 +122,10 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 				v.errs = append(v.errs, ollamaGoldens(cfg, mine)...)
 			}
 		}
+		simDir := simulatorReplay(cfg)
+		if simDir != "" && !samePath(simDir, cfg.Backend.Replay) {
+			v.errs = append(v.errs, simulatorCassettes(cfg, simDir, cases, cerrs, counted, &sum)...)
+		}
 		dir := cfg.Backend.Replay
 		if dir == "" {
 			continue
@@ -153,9 +157,33 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 					Msg: fmt.Sprintf("case %s (%s:%d) has no cassette in %s: every run of it would fail as cassette_miss; "+
 						"write one (case: %s), or record one with toolward run CONFIG --record DIR against a real model", c.ID, c.File, c.Line, dir, c.ID)})
 			}
+			if simDir != "" && samePath(simDir, dir) {
+				v.errs = append(v.errs, userCassettes(cfg, filterCases(cfg, mine), cs, dir)...)
+			}
 		}
 	}
 	return sum, v.errs.Sort()
+}
+
+// simulatorCassettes loads the cassettes of dir, the simulator's replay
+// directory when it is not the config's, counts them in sum once per
+// file and checks them against the config's simulated cases
+// (userCassettes).
+func simulatorCassettes(cfg *schema.Config, dir string, cases []*schema.Case, cerrs schema.Errors, counted map[string]bool, sum *Summary) schema.Errors {
+	if _, err := os.Stat(dir); err != nil {
+		return schema.Errors{&schema.Error{File: cfg.File, Path: "simulator.backend.replay", Msg: fmt.Sprintf("cassette directory %s: %s", dir, schema.ErrMsg(err))}}
+	}
+	cs, errs := schema.LoadCassettes(dir)
+	for _, c := range cs {
+		if f := filepath.Clean(c.File); !counted[f] {
+			counted[f] = true
+			sum.Cassettes += countIn(cs, c.File)
+		}
+	}
+	if mine, ok := configCases(cfg, cases, cerrs); ok && len(errs) == 0 {
+		errs = append(errs, userCassettes(cfg, filterCases(cfg, mine), cs, dir)...)
+	}
+	return errs
 }
 
 // needSimulator reports the cases with a simulated user among cases, the

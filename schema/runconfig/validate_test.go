@@ -146,3 +146,37 @@ func TestCheckReplayCaseWithoutCassette(t *testing.T) {
 		t.Errorf("got %q\nwant one error starting %q", errs.Lines(), want)
 	}
 }
+
+// TestCheckSimulatorCassettes: a simulator replaying from a directory of
+// its own needs a cassette there for each simulated case, and each of
+// its runs at least one turn with role: user; a simulator on a live
+// backend needs none.
+func TestCheckSimulatorCassettes(t *testing.T) {
+	sim := "id: %s\nprompt: p\nuser: {instructions: be brief}\nexpect: {}\n"
+	dir := writeFiles(t, map[string]string{
+		"suite/a.yaml":    fmt.Sprintf(sim, "a"),
+		"suite/b.yaml":    fmt.Sprintf(sim, "b"),
+		"model/ab.yaml":   "case: a\nruns: [{turns: [{content: hi}]}]\n---\ncase: b\nruns: [{turns: [{content: hi}]}]\n",
+		"user/b.yaml":     "case: b\nruns:\n  - when: {seed: 9}\n    turns: [{content: unused}]\n  - turns: [{content: no user turn}]\n",
+		"configs/own.cue": "name: \"own\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"model\"\nsimulator: {model: \"u\", backend: replay: \"user\"}\nmatrix: models: [\"m\"]\n",
+		"configs/live.cue": "name: \"live\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"model\"\n" +
+			"simulator: {model: \"u\", backend: ollama: {host: \"http://127.0.0.1:1\"}}\nmatrix: models: [\"m\"]\n",
+	})
+	t.Chdir(dir)
+	_, errs := checkPaths([]string{"configs/own.cue"})
+	got := strings.Join(errs.Lines(), "\n")
+	for _, want := range []string{
+		"configs/own.cue: simulator.backend.replay: case a (suite/a.yaml:1) has a simulated user and no cassette in user",
+		"user/b.yaml:5:5: runs[1]: case b has a simulated user, and this run of the simulator's cassettes has no turn with role: user",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if len(errs) != 2 {
+		t.Errorf("%d mistakes, want 2 (the run for seed 9 no cell selects is not checked):\n%s", len(errs), got)
+	}
+	if _, errs := checkPaths([]string{"configs/live.cue"}); len(errs) != 0 {
+		t.Errorf("a live simulator: %v", errs)
+	}
+}
