@@ -242,23 +242,9 @@ func (t Tally) ClusterNote() string {
 // clustered interval must be for the reports to say so in words.
 const clusterNoteRatio = 1.5
 
-// caseCounts holds {pass, scored} per case id.
+// caseCounts holds {pass, scored} per case id, for the cells (the pooled
+// tallies count by case number instead).
 type caseCounts map[string]*[2]int
-
-func (cc caseCounts) add(kase string, outcome record.Outcome) {
-	c := cc[kase]
-	if c == nil {
-		c = &[2]int{}
-		cc[kase] = c
-	}
-	switch outcome {
-	case record.Pass:
-		c[0]++
-		c[1]++
-	case record.Fail:
-		c[1]++
-	}
-}
 
 // clusters returns the cases with scored runs as stats clusters, only
 // those in keep when keep is not nil.
