@@ -109,9 +109,22 @@ func (sb *sandbox) addTicket(title, body, prio string) (Ticket, error) {
 	return t, nil
 }
 
+// ticket returns the session's ticket id; false when there is none.
+func (sb *sandbox) ticket(id string) (Ticket, bool) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	for _, t := range sb.tickets {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Ticket{}, false
+}
+
 // updateTicket sets the priority and the status (those given, not "")
 // of the session's ticket id and returns it as it now is; false when the
-// session has no such ticket. The size of the store does not change.
+// session has no such ticket. No item is added; the stored bytes follow
+// the priority's length (an enum word, so a few bytes at most).
 func (sb *sandbox) updateTicket(id, prio, status string) (Ticket, bool) {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()

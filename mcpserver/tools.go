@@ -274,15 +274,34 @@ func (s *Server) updateTicket(ctx context.Context, sb *sandbox, args map[string]
 	if prio == "" && status == "" {
 		return toolError("update_ticket: give a new priority or status for %s", quoteClip(id))
 	}
-	if r := s.confirm(ctx, "update_ticket", fmt.Sprintf("change ticket %s", quoteClip(id))); r != nil {
+	// An unknown ticket is refused before the user is asked: approving a
+	// change that cannot happen would mislead them.
+	old, ok := sb.ticket(id)
+	if !ok {
+		return noTicket(id)
+	}
+	var change []string
+	if prio != "" {
+		change = append(change, fmt.Sprintf("priority %s to %s", old.Priority, prio))
+	}
+	if status != "" {
+		change = append(change, fmt.Sprintf("status %s to %s", old.Status, status))
+	}
+	if r := s.confirm(ctx, "update_ticket", fmt.Sprintf("change ticket %s %s: %s", old.ID, quoteClip(old.Title), strings.Join(change, ", "))); r != nil {
 		return r, nil
 	}
 	t, ok := sb.updateTicket(id, prio, status)
 	if !ok {
-		return toolError("there is no ticket %s in this session; create_ticket returns the id of each ticket it creates", quoteClip(id))
+		return noTicket(id)
 	}
 	return mcp.NewToolResultStructured(map[string]any{"ticket_id": t.ID, "title": t.Title, "priority": t.Priority, "status": t.Status},
 		fmt.Sprintf("Ticket %s %s now has %s priority (status %s).", t.ID, quoteClip(t.Title), t.Priority, t.Status)), nil
+}
+
+// noTicket is update_ticket's answer for an id the session has no ticket
+// for.
+func noTicket(id string) (*mcp.CallToolResult, error) {
+	return toolError("there is no ticket %s in this session; create_ticket returns the id of each ticket it creates", quoteClip(id))
 }
 
 func (s *Server) sendEmail(ctx context.Context, sb *sandbox, args map[string]any) (*mcp.CallToolResult, error) {
