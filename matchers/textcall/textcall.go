@@ -84,8 +84,9 @@ type Family struct {
 	Payload []string `yaml:"payload"`
 
 	re      *regexp.Regexp
-	payload int // index of group "payload", -1 when none
-	name    int // index of group "name", -1 when none
+	first   *byteSet // the bytes a match starts with; nil when unknown
+	payload int      // index of group "payload", -1 when none
+	name    int      // index of group "name", -1 when none
 }
 
 // Shape says which JSON objects are call objects.
@@ -178,6 +179,7 @@ func (f *Family) compile() error {
 		return fmt.Errorf("match: %q matches empty text, so it would match everywhere", f.Match)
 	}
 	f.re, f.payload, f.name = re, re.SubexpIndex("payload"), re.SubexpIndex("name")
+	f.first = firstBytes(f.Match)
 	if len(f.Payload) == 0 {
 		return fmt.Errorf("payload: want at least one of %s, %s, %s", PayloadCalls, PayloadArguments, PayloadPython)
 	}
@@ -213,6 +215,13 @@ func (s *Set) FindWithin(text string, b *Budget) []Found {
 	for i := range s.Families {
 		f := &s.Families[i]
 		for pos := 0; pos < len(text) && candidates > 0 && len(sc.found) < MaxFound && !sc.spent(); {
+			if f.first != nil { // no match starts before the next of these bytes
+				i := f.first.index(text[pos:])
+				if i < 0 {
+					break
+				}
+				pos += i
+			}
 			m := f.re.FindStringSubmatchIndex(text[pos:])
 			if m == nil {
 				break
