@@ -490,10 +490,7 @@ func checkConfig(file string, c *schema.Config, pos positions) schema.Errors {
 	checkMatrix(file, c, pos, &errs, add)
 	checkDescriptionSets(c, add)
 	checkOptions(c, pos, add)
-	checkLimitsAndBackends(c, pos, add)
-	if a := c.Backend.Anthropic; a != nil {
-		errs = append(errs, checkAnthropic(c, a, pos)...)
-	}
+	checkLimitsAndBackends(c, pos, &errs, add)
 	return errs
 }
 
@@ -626,9 +623,11 @@ func checkDescriptionSets(c *schema.Config, add addFunc) {
 	}
 }
 
-// checkLimitsAndBackends checks durations, host pools and each
-// backend's fields that CUE cannot judge.
-func checkLimitsAndBackends(c *schema.Config, pos positions, add addFunc) {
+// checkLimitsAndBackends checks durations, and each backend (the job's,
+// and the simulator's) as it is used (backendUses): its fields that CUE
+// cannot judge, its host pool, and for Anthropic what the Messages API
+// refuses.
+func checkLimitsAndBackends(c *schema.Config, pos positions, errs *schema.Errors, add addFunc) {
 	// Durations: CUE checks the shape; Go must be able to parse them.
 	for _, d := range []struct {
 		name string
@@ -638,10 +637,14 @@ func checkLimitsAndBackends(c *schema.Config, pos positions, add addFunc) {
 			add([]any{"limits", d.name}, "want a duration >= 0")
 		}
 	}
-	checkPools(c, pos, add)
-	checkBackend([]any{"backend"}, &c.Backend, add)
-	if sim := c.Simulator; sim != nil && sim.Backend != nil {
-		checkBackend([]any{"simulator", "backend"}, sim.Backend, add)
+	for _, u := range backendUses(c, pos, errs) {
+		if u.own {
+			checkBackend(u.at, u.b, add)
+		}
+		checkPools(u, pos, add)
+		if a := u.b.Anthropic; a != nil {
+			checkAnthropic(u, a, add)
+		}
 	}
 }
 
@@ -649,10 +652,18 @@ func checkLimitsAndBackends(c *schema.Config, pos positions, add addFunc) {
 // key in headers, a keep_alive Go can parse.
 func checkBackend(at []any, b *schema.Backend, add addFunc) {
 	el := func(more ...any) []any { return append(slices.Clone(at), more...) }
+	const keyInHeaders = "a key in headers would be written to config.json; put it in an environment variable and name that in api_key_env"
 	if o := b.OpenAI; o != nil {
 		for k := range o.Headers {
 			if strings.EqualFold(k, "Authorization") {
-				add(el("openai", "headers", k), "a key in headers would be written to config.json; put it in an environment variable and name that in api_key_env")
+				add(el("openai", "headers", k), keyInHeaders)
+			}
+		}
+	}
+	if a := b.Anthropic; a != nil {
+		for k := range a.Headers {
+			if strings.EqualFold(k, "x-api-key") || strings.EqualFold(k, "Authorization") {
+				add(el("anthropic", "headers", k), keyInHeaders)
 			}
 		}
 	}
