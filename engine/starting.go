@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/toolward/toolward/engine/backend"
@@ -46,9 +48,12 @@ type starting struct {
 	sim   backend.Backend  // the simulated user's backend; nil without a simulator
 	rec   *replay.Recorder // set with Options.RecordDir
 	info  *backend.Info    // the backend's preflight facts; nil without a preflight
-	dir   string
-	src   *session.Source
-	done  map[int64]struct{} // plan positions with a pass or fail record (resume)
+	// simInfo is the simulator backend's preflight facts; nil without a
+	// simulated user in the plan or a preflight.
+	simInfo *backend.Info
+	dir     string
+	src     *session.Source
+	done    map[int64]struct{} // plan positions with a pass or fail record (resume)
 
 	started  bool     // set at the first run: a new directory is kept from then on
 	cleanups []func() // run by close, last first
@@ -197,7 +202,9 @@ func (s *starting) preflight() error {
 }
 
 // preflightSimulator checks that the simulator's backend serves its
-// model, when the plan has a simulated user.
+// model, when the plan has a simulated user, as preflight checks the
+// job's backend (the same Preflight of the same kinds of backend: server
+// reachable, model present); its facts go to config.json as Meta.Simulator.
 func (s *starting) preflightSimulator() error {
 	sim := s.l.Config.Simulator
 	if s.sim == nil || !s.planSimulates() {
@@ -216,6 +223,7 @@ func (s *starting) preflightSimulator() error {
 	case err != nil:
 		return fmt.Errorf("simulator preflight failed (model %s), nothing ran: %w", sim.Model, err)
 	}
+	s.simInfo = info
 	if info != nil && s.opts.Progress != nil {
 		for _, w := range info.Warnings {
 			fmt.Fprintf(s.opts.Progress, "warning: simulator backend: %s\n", w)
@@ -234,15 +242,24 @@ func (s *starting) planSimulates() bool {
 	return false
 }
 
-// checkModels refuses to resume with a model whose digest changed since
-// the job started.
+// checkModels refuses to resume with a model (the simulator's too) whose
+// digest changed since the job started.
 func (s *starting) checkModels() error {
-	if s.meta == nil || s.meta.Backend == nil || s.info == nil {
+	if s.meta == nil {
 		return nil
 	}
-	for m, d := range s.meta.Backend.Digests {
-		if nd, ok := s.info.Digests[m]; ok && nd != d {
-			return fmt.Errorf("cannot resume %s: model %s is not the one the job started with (digest %.12s, now %.12s); start a new run", s.opts.ResumeDir, m, d, nd)
+	for _, b := range []struct {
+		what      string
+		then, now *backend.Info
+	}{{"model", s.meta.Backend, s.info}, {"simulator model", s.meta.Simulator, s.simInfo}} {
+		if b.then == nil || b.now == nil {
+			continue
+		}
+		for _, m := range slices.Sorted(maps.Keys(b.then.Digests)) {
+			d := b.then.Digests[m]
+			if nd, ok := b.now.Digests[m]; ok && nd != d {
+				return fmt.Errorf("cannot resume %s: %s %s is not the one the job started with (digest %.12s, now %.12s); start a new run", s.opts.ResumeDir, b.what, m, d, nd)
+			}
 		}
 	}
 	return nil
@@ -410,6 +427,9 @@ func (s *starting) bookkeep() error {
 		if s.info != nil {
 			s.meta.Backend = s.info
 		}
+		if s.simInfo != nil {
+			s.meta.Simulator = s.simInfo
+		}
 	} else {
 		m, err := s.newMeta()
 		if err != nil {
@@ -432,7 +452,7 @@ func (s *starting) newMeta() (*results.Meta, error) {
 	return &results.Meta{
 		Version: results.MetaVersion, Toolward: Version(), ConfigFile: s.opts.ConfigPath, ConfigDigest: digest, Config: cfg,
 		Filters: s.opts.Filters, Shard: s.l.Shard.String(), Planned: s.l.Plan.Len(), Total: s.l.Plan.Total(),
-		Backend: s.info, Created: s.now().UTC(),
+		Backend: s.info, Simulator: s.simInfo, Created: s.now().UTC(),
 	}, nil
 }
 

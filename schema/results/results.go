@@ -57,8 +57,12 @@ type Meta struct {
 	// filters and shard); Total the whole plan's (before the shard).
 	Planned int64        `json:"planned"`
 	Total   int64        `json:"total"`
-	Backend *BackendInfo `json:"backend,omitempty"`    // preflight facts: server version, model digests
-	Server  *Server      `json:"mcp_server,omitempty"` // the MCP server and its tool list
+	Backend *BackendInfo `json:"backend,omitempty"` // preflight facts: server version, model digests
+	// Simulator is the preflight facts of the simulated user's backend
+	// (config.simulator), when the plan has a simulated user; the same
+	// kind of facts as Backend, for the simulator's model.
+	Simulator *BackendInfo `json:"simulator,omitempty"`
+	Server    *Server      `json:"mcp_server,omitempty"` // the MCP server and its tool list
 	// Cases maps case id -> run digest (schema.RunDigest) and Rules case
 	// id -> scoring rules digest (score.Rules.Digest) of the cases as the
 	// directory's records were run and judged.

@@ -277,6 +277,12 @@ func (s *Summary) readConfig(c *configFile) error {
 			add("seeds", "not sent: the backend takes no seed, so the runs of a cell differ only by sampling and none can be repeated exactly")
 		}
 	}
+	if sim := m.Simulator; sim != nil {
+		add("simulator backend", sim.Server)
+		for _, model := range slices.Sorted(maps.Keys(sim.Digests)) {
+			add("simulator digest "+model, shortDigest(sim.Digests[model]))
+		}
+	}
 	add("toolward", m.Toolward)
 	if m.Planned > 0 {
 		add("planned runs", strconv.FormatInt(m.Planned, 10))
