@@ -14,8 +14,8 @@ import (
 // The state tools (probe_only in tools.yaml) show a session's sandbox to
 // toolward's state probes. They only read: the tickets and emails under
 // the sandbox's lock, the database through the read-only query path
-// (sqlbox.Box.Table: without the wall clock of a model's queries, so that
-// a slow machine cannot make a probe fail).
+// (sqlbox.Box.Table: without the step budget and the backstop of a
+// model's queries, bounded only by the call's context).
 
 // snapshot returns copies of the session's tickets and emails.
 func (sb *sandbox) snapshot() ([]Ticket, []Email) {

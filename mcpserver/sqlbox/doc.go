@@ -21,7 +21,9 @@
 //     time. On top of that Query accepts a single SELECT or WITH … SELECT
 //     statement (the tail after the first prepared statement must be
 //     empty), caps rows by wrapping the query as SELECT * FROM (…) LIMIT
-//     MaxRows+1, and interrupts it after Timeout. While it reads the
+//     MaxRows+1, and stops it after MaxSteps steps of SQLite's virtual
+//     machine (a budget of work, not time, so the answer is the same on
+//     any machine; see budget.go). While it reads the
 //     rows it keeps the result's JSON encoding under MaxResultBytes
 //     (cutting long values to MaxCellChars, less in rows of more than 32
 //     columns, see MaxRowBytes), so a query selecting gigabytes never
@@ -29,8 +31,8 @@
 //     model. Column names come from the query as written, repeated ones
 //     made unique deterministically (name, name:2, …).
 //     Table reads a whole table the same way for the server's state
-//     tools, bounded only by its context: Timeout is for model-written
-//     SQL.
+//     tools, bounded only by its context: MaxSteps and the wall-clock
+//     Backstop are for model-written SQL.
 //  4. Before SQLite sees a query, Query bounds its complexity: the wasm
 //     build has a fixed 64 KiB C stack that deeply nested or long
 //     compound queries exhaust (see MaxSelects for the measured crash
@@ -47,5 +49,7 @@
 // The driver is github.com/ncruces/go-sqlite3: SQLite compiled to
 // WebAssembly and run in pure Go (no cgo, so the binary cross-compiles
 // and the race detector works), exposing the authorizer, interrupt by
-// context, limits and the memdb VFS that this package needs.
+// context (polled by SQLite's progress handler, which is how the step
+// budget is counted), statement status counters, limits and the memdb
+// VFS that this package needs.
 package sqlbox

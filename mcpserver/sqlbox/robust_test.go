@@ -155,7 +155,7 @@ var worstShapes = map[string]func(sel, par, dep int) string{
 // neither may crash the engine. A driver upgrade with a smaller stack
 // fails here.
 func TestLimitsHaveMargin(t *testing.T) {
-	noTimeout(t)
+	noBackstop(t)
 	b := open(t)
 	for name, f := range worstShapes {
 		q := f(MaxSelects-1, MaxNesting-2, MaxExprDepth-2)
@@ -201,7 +201,7 @@ func TestRealCrashRecovered(t *testing.T) {
 	b.mu.Lock()
 	b.conns.reader.Limit(sqlite3.LIMIT_COMPOUND_SELECT, 500)
 	err := b.guarded("query", func() error {
-		_, err := query1(context.Background(), b.conns.reader, unionAll(400, "UNION ALL"), timeout)
+		_, err := query1(context.Background(), b.conns.reader, unionAll(400, "UNION ALL"), maxSteps, backstop)
 		return err
 	})
 	b.mu.Unlock()
@@ -309,19 +309,19 @@ func TestNonFiniteFloats(t *testing.T) {
 	}
 }
 
-// noTimeout lifts the query timeout for the rest of the test, so that a
-// heavy query gets to its memory or stack limit however slow the machine
-// (or the race detector) is.
-func noTimeout(t *testing.T) {
-	timeout = time.Hour
-	t.Cleanup(func() { timeout = Timeout })
+// noBackstop lifts the wall-clock backstop for the rest of the test, so
+// that a heavy query gets to its memory or stack limit however slow the
+// machine (or the race detector) is; the step budget stays.
+func noBackstop(t testing.TB) {
+	backstop = time.Hour
+	t.Cleanup(func() { backstop = Backstop })
 }
 
 func TestOutOfMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates the heap limit")
 	}
-	noTimeout(t)
+	noBackstop(t)
 	b := open(t)
 	_, err := b.Query(context.Background(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3000) SELECT i, sum(i) OVER (ORDER BY randomblob(60000)) AS s FROM n")
 	var qe *QueryError
@@ -374,10 +374,10 @@ func FuzzComplexQuery(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	// Timeouts are not what this target looks for: a short one keeps it
-	// fast.
-	timeout = 200 * time.Millisecond
-	f.Cleanup(func() { timeout = Timeout })
+	// Long runs are not what this target looks for: a small step budget
+	// keeps it fast.
+	maxSteps = 200_000
+	f.Cleanup(func() { maxSteps = MaxSteps })
 	b := open(f)
 	want := fingerprint(f, b)
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -17,16 +17,14 @@ import (
 
 // Limits on one query.
 const (
-	MaxRows      = 500             // rows returned; more set Result.Truncated
-	Timeout      = 2 * time.Second // wall-clock limit, enforced by interrupt
-	MaxSQLLength = 20000           // bytes of SQL accepted
-	MaxValueLen  = 100000          // largest string or blob a query may build (SQLITE_LIMIT_LENGTH)
-	MaxCellChars = 2000            // bytes of a text or blob value in results; longer ones are cut (see also MaxRowBytes)
-	MaxHeap      = 128 << 20       // bytes SQLite may allocate on the query connection
+	MaxRows      = 500       // rows returned; more set Result.Truncated
+	MaxSQLLength = 20000     // bytes of SQL accepted
+	MaxValueLen  = 100000    // largest string or blob a query may build (SQLITE_LIMIT_LENGTH)
+	MaxCellChars = 2000      // bytes of a text or blob value in results; longer ones are cut (see also MaxRowBytes)
+	MaxHeap      = 128 << 20 // bytes SQLite may allocate on the query connection
 )
 
-// timeout is Timeout, except in tests that must not depend on speed.
-var timeout = Timeout
+// The work a query may do is bounded by MaxSteps (see budget.go).
 
 // Template holds the pristine database image that sessions copy.
 type Template struct {
@@ -198,10 +196,12 @@ func queryErr(format string, args ...any) error {
 }
 
 // Query runs one read-only statement. Errors the model caused (bad SQL,
-// a write attempt, a timeout, a query too complex or too memory-hungry for
-// the engine) are *QueryError. If the query makes the SQL layer panic, the
-// box is rebuilt (see Fault) and the error is a *QueryError wrapping the
-// *Fault; the next query works on the rebuilt box.
+// a write attempt, more than MaxSteps, a query too complex or too
+// memory-hungry for the engine) are *QueryError. If the query makes the
+// SQL layer panic, the box is rebuilt (see Fault) and the error is a
+// *QueryError wrapping the *Fault; the next query works on the rebuilt
+// box. A query still running at Backstop, or whose ctx ends, gives an
+// error that is not a *QueryError: the server's failure, not the model's.
 func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	if len(query) > MaxSQLLength {
 		return nil, queryErr("query too long: %d bytes (limit %d)", len(query), MaxSQLLength)
@@ -216,7 +216,7 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	}
 	var res *Result
 	err := b.guarded("query", func() (err error) {
-		res, err = query1(ctx, b.conns.reader, query, timeout)
+		res, err = query1(ctx, b.conns.reader, query, maxSteps, backstop)
 		return err
 	})
 	if f := (*Fault)(nil); errors.As(err, &f) {
@@ -231,9 +231,8 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 // Table returns every row of table (at most MaxRows; more set
 // Result.Truncated), in rowid order, for the server's own state tools.
 // It reads through the guarded connection like Query, but only ctx bounds
-// it, not Timeout: that wall clock is there to stop runaway SQL a model
-// wrote, and on a read this small and fixed it would only turn a slow
-// (CPU-starved) machine into a state probe that failed.
+// it: MaxSteps and Backstop are there to stop runaway SQL a model wrote,
+// and this read is the server's own, small and fixed.
 func (b *Box) Table(ctx context.Context, table string) (*Result, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -243,7 +242,7 @@ func (b *Box) Table(ctx context.Context, table string) (*Result, error) {
 	query := "SELECT * FROM " + quoteIdent(table) + " ORDER BY rowid"
 	var res *Result
 	err := b.guarded("table", func() (err error) {
-		res, err = query1(ctx, b.conns.reader, query, 0)
+		res, err = query1(ctx, b.conns.reader, query, 0, 0)
 		return err
 	})
 	if f := (*Fault)(nil); errors.As(err, &f) {
@@ -267,22 +266,31 @@ func faultError(f *Fault) error {
 	return &QueryError{Msg: fmt.Sprintf("the database engine failed on this query (%v), probably because it is too complex; %s. Write a simpler query (limits: %d SELECTs, nesting %d, expression depth %d)", f.Value, f.restoredText(), MaxSelects, MaxNesting, MaxExprDepth), Err: f}
 }
 
-// query1 runs one read-only statement on the guarded connection r,
-// interrupted after limit (0: only when ctx ends).
-func query1(ctx context.Context, r *sqlite3.Conn, query string, limit time.Duration) (*Result, error) {
-	if limit > 0 {
+// query1 runs one read-only statement on the guarded connection r, stopped
+// after limit virtual-machine steps (0: no limit) and wall (0: only when
+// ctx ends); see stepBudget.stopped for the errors each gives.
+func query1(ctx context.Context, r *sqlite3.Conn, query string, limit int64, wall time.Duration) (*Result, error) {
+	if wall > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, limit)
+		ctx, cancel = context.WithTimeoutCause(ctx, wall, errBackstop)
 		defer cancel()
 	}
-	old := r.SetInterrupt(ctx)
+	budget, release := newBudget(ctx, limit)
+	defer release()
+	old := r.SetInterrupt(budget)
 	defer r.SetInterrupt(old)
+	fail := func(err error) error {
+		if stop := budget.stopped(ctx, wall); stop != nil {
+			return stop
+		}
+		return explain(err)
+	}
 
 	// Prepare the statement as written: this is where the authorizer
 	// refuses writes, and where a second statement shows up as a tail.
 	stmt, tail, err := r.Prepare(query)
 	if err != nil {
-		return nil, explain(ctx, err)
+		return nil, fail(err)
 	}
 	if stmt == nil {
 		return nil, queryErr("empty query: write one SELECT statement")
@@ -313,16 +321,18 @@ func query1(ctx context.Context, r *sqlite3.Conn, query string, limit time.Durat
 	// the wrapper.
 	stmt, _, err = r.Prepare(fmt.Sprintf("SELECT * FROM (\n%s\n) LIMIT %d", body, MaxRows+1))
 	if err != nil {
-		return nil, explain(ctx, err)
+		return nil, fail(err)
 	}
 	defer stmt.Close()
 	if stmt.ColumnCount() != len(names) {
 		names = columnNames(stmt) // not expected; the wrapper's names are still correct
 	}
 	rows := newReader(uniqueNames(names))
+	budget.watch(stmt)
 	if err := rows.read(stmt); err != nil {
-		return nil, explain(ctx, err)
+		return nil, fail(err)
 	}
+	rows.res.Steps = budget.steps()
 	return rows.res, nil
 }
 
@@ -361,10 +371,7 @@ func finite(v float64) any {
 }
 
 // explain turns a SQLite error into a message for the model.
-func explain(ctx context.Context, err error) error {
-	if ctx.Err() != nil || errors.Is(err, sqlite3.INTERRUPT) {
-		return queryErr("query stopped: it ran longer than %s (is a recursive query missing its end condition, or a join missing its ON or WHERE condition?)", Timeout)
-	}
+func explain(err error) error {
 	if errors.Is(err, sqlite3.AUTH) {
 		return queryErr("query_database is read-only: only SELECT queries that read the tables are allowed (%v)", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 var (
@@ -100,7 +99,7 @@ func TestQueryRefused(t *testing.T) {
 		{"SELEC 1", "SQL error"},
 		{"SELECT * FROM nope", "no such table"},
 		{"SELECT zeroblob(1000000000)", "too large"},
-		{"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n", "ran longer than"},
+		{"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n", "over the limit of"},
 		{strings.Repeat(" ", MaxSQLLength) + "SELECT 1", "too long"},
 	}
 	for _, tt := range tests {
@@ -212,36 +211,5 @@ func BenchmarkOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 		box.Close()
-	}
-}
-
-// TestTableHasNoWallClock: the state tools' table read is bounded by its
-// context only. With a wall clock so short that every model query is
-// stopped (as a CPU-starved machine stops a 2s one), Query fails and
-// Table still reads the table, the session's own writes included.
-func TestTableHasNoWallClock(t *testing.T) {
-	timeout = time.Nanosecond
-	t.Cleanup(func() { timeout = Timeout })
-	b := open(t)
-	if _, err := b.Exec("UPDATE employees SET salary = 1 WHERE name = 'Ada Park'"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Query(context.Background(), "SELECT * FROM employees"); err == nil || !strings.Contains(err.Error(), "query stopped") {
-		t.Fatalf("Query under a 1ns wall clock: %v; want it stopped (else this test proves nothing)", err)
-	}
-	res, err := b.Table(context.Background(), "employees")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.RowCount == 0 || res.Rows[0]["name"] != "Ada Park" || res.Rows[0]["salary"] != 1.0 {
-		t.Errorf("Table: %d rows, first %v; want the employees in rowid order, Ada Park's salary 1", res.RowCount, res.Rows)
-	}
-	if _, err := b.Table(context.Background(), `no"such`); err == nil {
-		t.Error("Table of a missing table: no error")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := b.Table(ctx, "employees"); err == nil {
-		t.Error("Table with an ended context: no error")
 	}
 }
