@@ -90,8 +90,10 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 	fmt.Fprintf(b, "tokens: %d in / %d out; %.0f ms\n", rec.Tokens.In, rec.Tokens.Out, float64(rec.Duration))
 }
 
-func writeCall(b *strings.Builder, i int, c record.Call) {
-	fmt.Fprintf(b, "  call %d: %s", i, c.Tool)
+// callMarks lists what happened to call c besides its result: its
+// confirm decision, malformed, not offered, not executed (with why when
+// detail is set) and isError.
+func callMarks(c record.Call, detail bool) []string {
 	var marks []string
 	if c.Confirm != "" {
 		marks = append(marks, c.Confirm)
@@ -103,11 +105,21 @@ func writeCall(b *strings.Builder, i int, c record.Call) {
 		marks = append(marks, "not offered")
 	}
 	if c.NotExecuted != "" {
-		marks = append(marks, "not executed: "+c.NotExecuted)
+		if detail {
+			marks = append(marks, "not executed: "+c.NotExecuted)
+		} else {
+			marks = append(marks, "not executed")
+		}
 	}
 	if c.IsError {
 		marks = append(marks, "isError")
 	}
+	return marks
+}
+
+func writeCall(b *strings.Builder, i int, c record.Call) {
+	fmt.Fprintf(b, "  call %d: %s", i, c.Tool)
+	marks := callMarks(c, true)
 	for _, e := range c.Elicitations {
 		marks = append(marks, "elicitation "+e)
 	}

@@ -181,22 +181,7 @@ func userEntry(u record.UserTurn) string {
 // callEntry is a call's tool, its marks and its arguments as compact
 // JSON (or the raw text the model sent), cut to maxTranscriptArgs.
 func callEntry(c record.Call) string {
-	var marks []string
-	if c.Confirm != "" {
-		marks = append(marks, c.Confirm)
-	}
-	if c.Malformed {
-		marks = append(marks, "malformed")
-	}
-	if c.NotOffered {
-		marks = append(marks, "not offered")
-	}
-	if c.NotExecuted != "" {
-		marks = append(marks, "not executed")
-	}
-	if c.IsError {
-		marks = append(marks, "isError")
-	}
+	marks := callMarks(c, false) // trace.go
 	s := clipChars(c.Tool, 80)
 	if len(marks) > 0 {
 		s += " [" + strings.Join(marks, ", ") + "]"
