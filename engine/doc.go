@@ -16,8 +16,9 @@
 //  2. Build the lazy plan (package plan), apply filters and the shard.
 //  3. Build the backend from the config (Ollama, OpenAI-compatible, Anthropic or
 //     replay; wrapped in a cassette recorder with --record, and in a
-//     per-host concurrency limit), and preflight it: if the server is down
-//     or a model is missing, nothing runs.
+//     per-host concurrency limit), and preflight it, and the simulated
+//     user's backend when the config has a simulator: if a server is down
+//     or a model (the simulator's too) is missing, nothing runs.
 //  4. Create the result directory (package results), unless resuming; a
 //     command server's stderr log goes there. If the job then fails
 //     before its first run, the directory is removed again (a server that

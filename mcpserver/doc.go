@@ -1,7 +1,8 @@
 // Package mcpserver is toolward's bundled MCP server: a fixed set of real
 // tools (calculate, search_documents, list_documents, query_database,
-// grade_answer, model_drift, compare_runs and four side-effect tools)
-// plus distractor tools from YAML catalogs, built on
+// grade_answer, model_drift, compare_runs, five side-effect tools and
+// three probe-only state tools) plus distractor tools from YAML catalogs,
+// built on
 // github.com/mark3labs/mcp-go.
 //
 // Steps:
@@ -27,8 +28,10 @@
 //     fails (bad SQL, division by zero, service down) answers with an
 //     isError result the model can read. A panicking handler is recovered
 //     into a JSON-RPC error (-32603) and the server keeps serving.
-//  4. Side-effect tools (create_ticket, send_email, update_salary,
-//     delete_employee) ask the client to confirm through MCP elicitation
+//  4. Side-effect tools (create_ticket, update_ticket, send_email,
+//     update_salary, delete_employee) refuse what could not happen (a
+//     full store, an unknown ticket or employee), then ask the client to
+//     confirm through MCP elicitation
 //     when it declared that capability, as a multi round-trip request that
 //     mcp-go turns into elicitation/create for clients before 2026-07-28;
 //     a decline changes nothing and yields an isError result saying so.

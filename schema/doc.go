@@ -26,7 +26,7 @@
 // (including those of when overrides), and its golden trajectory, if any,
 // must pass the case's expectations in GoldenCell, the default cell of
 // #Config (temperature 0, tools needed, confirm auto, descriptions
-// default, no model): the base expectations plus any when entry that
+// default, options default, no model): the base expectations plus any when entry that
 // selects that cell. A when entry may carry its own golden (#When.golden):
 // ParseCases takes it out of Case.Expect, so the matchers never see it,
 // into Case.WhenGoldens (not part of the RunDigest, like Golden), and scores it

@@ -41,7 +41,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	var filters multiFlag
 	fs.Var(&filters, "filter", "keep runs whose `key=glob` matches (repeatable)")
 	shard := fs.String("shard", "", "only shard `i/n` of the plan")
-	list := fs.Bool("list", false, "print the runs, one per line: id case model seed temperature tools confirm descriptions")
+	list := fs.Bool("list", false, "print the runs, one per line: id case "+strings.Join(axisNames(), " "))
 	estimate := fs.String("estimate", "", "estimate the job's cost from the token counts of result directory `DIR`")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -146,4 +146,14 @@ func filterFlagsOK(cmd string, filters []string, stderr io.Writer) bool {
 		}
 	}
 	return true
+}
+
+// axisNames names the cell's axes in table order, the columns of
+// plan --list after the id and the case.
+func axisNames() []string {
+	names := make([]string, len(cell.Axes))
+	for i, a := range cell.Axes {
+		names[i] = a.Name
+	}
+	return names
 }

@@ -31,11 +31,12 @@ const runUsage = `usage: toolward run [flags] CONFIG
        toolward run --resume DIR
 
 Runs every run of CONFIG's plan (models x cases x seeds x temperatures x
-tool subsets x confirm modes x description sets), scores each, and writes
-results/<name>/<UTC stamp>/ with config.json, runs.jsonl and the reports.
+tool subsets x confirm modes x description sets x options sets), scores
+each, and writes results/<name>/<UTC stamp>/ with config.json, runs.jsonl
+and the reports.
 
-The backend is preflighted first: if Ollama is down or a model is not
-pulled, nothing runs. Then the longest first prompt of each model and
+The backend (and a simulated user's) is preflighted first: if Ollama is
+down or a model is not pulled, nothing runs. Then the longest first prompt of each model and
 tool subset is measured with a one-token request: a prompt that does not
 fit the context (Ollama would cut it silently) stops the job, saying
 which num_ctx would fit. Infrastructure errors are retried (limits.retries)

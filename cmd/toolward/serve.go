@@ -24,9 +24,10 @@ var serveUsage = fmt.Sprintf(`usage: toolward serve [flags]
 
 Runs the bundled MCP server: the real tools (calculate, search_documents,
 list_documents, query_database, grade_answer, model_drift, compare_runs,
-create_ticket, send_email, update_salary, delete_employee) and the bundled
-distractor tools. Every session works on its own sandbox: a private copy
-of the company database and its own tickets and emails.
+create_ticket, update_ticket, send_email, update_salary, delete_employee),
+the probe-only state tools (state_tickets, state_outbox, state_table) and
+the bundled distractor tools. Every session works on its own sandbox: a
+private copy of the company database and its own tickets and emails.
 
 By default it speaks MCP over stdin/stdout. With --http ADDR it serves
 streamable HTTP at http://ADDR/mcp instead; ADDR must be a loopback

@@ -23,8 +23,8 @@ is cases/ configs/. A YAML file whose first document has case or runs and
 no id is a cassette file. Beyond the schema it checks matchers, duplicate
 case ids, needs that omit an expected tool, each case's golden trajectory
 against its own expectations (in the default cell: temperature 0, tools
-needed, confirm auto, descriptions default), and the files a config
-refers to. A config brings what a run of it loads: its cases are checked
+needed, confirm auto, descriptions default, options default), and the
+files a config refers to. A config brings what a run of it loads: its cases are checked
 as if named, and its replay cassettes too, each of which must answer for
 one of its cases; when the simulated user is replayed as well, each run
 of a simulated case must hold the user turns (role: user) its replayed

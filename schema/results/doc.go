@@ -11,8 +11,10 @@
 //   - runs.jsonl is opened O_APPEND and written one complete line per
 //     finished run, so a crash loses at most the runs in flight; a
 //     truncated last line is skipped by readers.
-//   - Runs is the one reader of runs.jsonl, used by resume (Compact),
-//     merge, report, diff and score, with one de-duplication rule: a run
+//   - Runs (and RunsSummary, which gives each record's summary view, and
+//     RunsLines, which gives its line too) is the one reader of
+//     runs.jsonl, used by resume (Compact), merge, report, diff and
+//     score, with one de-duplication rule: a run
 //     id is represented by its first pass or fail record, or, when it has
 //     none, by its first record of another outcome; later records of the
 //     id are duplicates, unreadable lines are skipped. Each consumer then
@@ -26,13 +28,14 @@
 //   - Compact's locate may update a record before it is written back:
 //     resume re-scores there the records of cases whose scoring rules
 //     changed (package score).
-//   - Merge joins shard directories of one job into a new directory,
-//     checking they share a config, cases and scoring rules, and writes
-//     the records Runs chooses over the directories read as one stream.
+//   - MergeEach joins shard directories of one job into a new directory,
+//     checking they share a config, cases, scoring rules, filters and
+//     tool list, and writes the records Runs chooses over the directories
+//     read as one stream, handing each to the caller (the reports).
 //   - config.json carries a format version (MetaVersion); a format 1
 //     directory (Meta.Legacy) reads, reports and compares, but its run ids
 //     cannot be matched to cases as they are now.
-//   - CreateIn and WriteRuns make the new directory `toolward score`
+//   - CreateIn and WriteRunLines make the new directory `toolward score`
 //     writes, never touching the one it read.
 //   - Readers open only regular files: config.json within MaxMetaBytes
 //     (ReadMetaBytes), runs.jsonl checked before it is opened, so a named

@@ -42,8 +42,9 @@
 // ~/.ollama/id_ed25519) by the HTTP client's transport (signer); nothing
 // else differs, the reading least of all.
 //
-// Errors are *backend.Error: unreachable server, 5xx, 429 and a broken
-// stream are KindUnavailable and retryable; 404 is KindModelMissing;
+// Errors are *backend.Error: unreachable server, 5xx and a broken
+// stream are KindUnavailable and retryable; 429 is KindThrottled (waited
+// out by backend.Throttle); 404 is KindModelMissing;
 // 400 "does not support tools" is KindNoTools; another 4xx is
 // KindBadRequest, and so is a request that cannot be signed (no key); an
 // expired context is KindTimeout.

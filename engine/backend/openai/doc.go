@@ -40,9 +40,11 @@
 // finds its call by index in constant time). Events are read through pooled 16 KiB buffers, so a
 // request allocates no read buffer; error bodies are read up to 64 KiB.
 //
-// Errors are *backend.Error: no server, a broken stream, 5xx and 429 are
-// KindUnavailable and retryable (429 and 503 carry the server's
-// Retry-After, capped at MaxRetryAfter); 408, 504 and expired contexts are
+// Errors are *backend.Error: a 429, and a 503 with Retry-After, are
+// KindThrottled with the server's Retry-After (capped at MaxRetryAfter),
+// which backend.Throttle waits out before sending the same request
+// again; no server, a broken stream and other 5xx are KindUnavailable and
+// retryable; 408, 504 and expired contexts are
 // KindTimeout, retryable; 401 and 403 are KindBadRequest with a hint about
 // api_key_env; a 404 naming the model is KindModelMissing; a 400 saying
 // the prompt exceeds the context is KindContextOverflow, not retryable; a

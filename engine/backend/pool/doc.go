@@ -1,5 +1,6 @@
 // Package pool spreads one backend's requests over several model hosts of
-// the same kind (backend.ollama.hosts, backend.openai.base_urls).
+// the same kind (backend.ollama.hosts, backend.openai.base_urls,
+// backend.anthropic.base_urls).
 //
 // A Pool is itself a backend.Backend. For each request it:
 //

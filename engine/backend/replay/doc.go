@@ -23,6 +23,9 @@
 //
 // A turn has any of: content, thinking, tool_calls (each {name, arguments}
 // or {name, raw_arguments}), tokens {in, out}, latency_ms and done_reason.
+// A turn with role: user (content only) is a simulated user's reply: such
+// turns answer the simulator's requests (backend.SideUser) in their own
+// order.
 // The format's reader and writer are schema.ParseCassettes and
 // schema.EncodeCassette (its JSON Schema is schema/cassette.schema.json): New reports every mistake of every file
 // at file:line:col, a misspelt field with a did-you-mean, and reads each

@@ -1,12 +1,17 @@
 // Package report turns a result directory's runs.jsonl into the summary
 // and reports a person or a CI system reads.
 //
-// Build is the one entry point. It
+// Build reads a result directory; Stream takes the records of one as a
+// command writes them (merge, score), so that it does not read back what
+// it just wrote. Either way the report
 //
-//  1. streams runs.jsonl with record.Reader (a bad line is a warning, not
-//     an abort; when a run id occurs twice the last record wins),
+//  1. reads each record's summary view (results.RunsSummary: a bad line
+//     is a warning, not an abort; a run id is represented by its first
+//     pass or fail record, as results.Runs decides), decoding whole only
+//     the few runs it shows,
 //  2. aggregates counts per cell (seeds pooled), per model, per case, per
-//     axis value and per tool count, keeping at most one failing trace per
+//     axis value (the axes of schema/cell's table), per tag and per tool
+//     count, keeping at most one failing trace per
 //     case × cell (and a bounded number overall) for the drill-down,
 //  3. computes the statistics with package stats: for every pass rate
 //     pooled over cases (totals, models, axis values, cells) a 95%
@@ -15,7 +20,8 @@
 //     comparisons between the values of each axis on the same cases, with
 //     p-values and minimum detectable differences; the tool-count curve
 //     per subset over a fixed set of cases; unbiased pass@k and pass^k per
-//     cell; latency quantiles,
+//     cell; latency quantiles (stats.Sketch, exact up to its limit, then
+//     estimated in bounded memory and marked ≈),
 //  4. builds the report tables once (Summary.Tables: columns and rows of
 //     cells, each cell text spans with an optional rate, badge or hover
 //     text), and

@@ -75,7 +75,7 @@ type DirResult struct {
 }
 
 // KeptOut is the number of records of runs that must run again to be
-// judged under the cases as they are now (Changed and Partial).
+// judged under the cases as they are now (Changed, Reprobe and Partial).
 func (r *DirResult) KeptOut() int { return total(r.Changed) + total(r.Partial) + total(r.Reprobe) }
 
 // CaseResult counts one case's re-scored runs and changed verdicts.
