@@ -46,12 +46,22 @@
 // the first (every independent mistake in an expectation, too), and
 // rejects case ids used twice.
 //
-// A case field is defined in toolward.cue (#CaseFields and the
-// definitions it uses): that validates it, documents it and, through
-// runconfig.CaseJSONSchema, puts it in case.schema.json, which this
-// package embeds. The Go side is its field in Case (or Golden, User,
-// Message): the yaml tags are the keys the loader allows, reads
-// (decodeFields fills the types through them) and writers write.
+// A case field is one Go field of Case (or User, Golden, GoldenTurn,
+// GoldenCall, Message) with three parts: its yaml tag, the key the
+// loader allows and reads (decodeFields fills the types through the
+// tags) and writers write; its cue tag, the CUE constraint; and its doc
+// comment, the text users read. `go generate ./schema/...` writes the
+// marked "case fields" part of toolward.cue from them (#CaseFields,
+// #UserFields, #GoldenFields, #GoldenTurn, #GoldenCall, #Message): the
+// key, required (key!) when the yaml tag has no omitempty, so that a
+// writer always writes it, and optional (key?) with omitempty; the
+// constraint as written; the doc comment line for line. Fields without
+// a cue tag (File, RunDigest, ...) are Go's own. Then it regenerates
+// case.schema.json from the CUE (runconfig.CaseJSONSchema), which this
+// package embeds; TestCaseFieldsCUEUpToDate fails while toolward.cue is
+// stale. What joins the fields into a whole (#Case: #CaseFields &
+// matchN(...), the one-of rules of #User and #Golden) and the
+// expectations (#Expect, #Matcher) stay hand-written CUE.
 // checkCase checks each field with a message of its own; after it, every
 // case is checked against the embedded schema (formatIssues, a walk of
 // the JSON Schema subset the generator writes, with positions), so a

@@ -14,26 +14,43 @@ import (
 
 // Case is one case file document (cases/**/*.yaml). ParseCases reads
 // it; its yaml tags write it (the BFCL importer and `toolward init`
-// write cases as these types). The loader fills File/Line/Col and
+// write cases as these types). Each field with a cue tag is a field of
+// #CaseFields in toolward.cue, generated from it (see the package doc),
+// and its doc comment is the field's user-facing text. The loader fills
+// File/Line/Col and
 // RunDigest; Expect is kept raw here and compiled by package matchers
 // (matchers.CompileExpect) so that every consumer scores with the same
 // compiled tree.
 type Case struct {
-	ID          string    `json:"id" yaml:"id"`
-	Description string    `json:"description,omitempty" yaml:"description,omitempty"`
-	Tags        []string  `json:"tags,omitempty" yaml:"tags,omitempty"`
-	Prompt      string    `json:"prompt,omitempty" yaml:"prompt,omitempty"`
-	System      string    `json:"system,omitempty" yaml:"system,omitempty"`
-	Messages    []Message `json:"messages,omitempty" yaml:"messages,omitempty"` // instead of prompt: a scripted conversation prefix
-	Needs       []string  `json:"needs,omitempty" yaml:"needs,omitempty"`
-	// Avoid lists tools never offered to this case as distractors (under
-	// count and all subsets): tools that would answer it too.
-	Avoid []string `json:"avoid,omitempty" yaml:"avoid,omitempty"`
-	// User says how the user goes on after each final answer; nil: the
-	// run ends at the first final answer.
-	User   *User          `json:"user,omitempty" yaml:"user,omitempty"`
-	Expect map[string]any `json:"expect" yaml:"expect"` // without the goldens of when entries (see WhenGoldens)
-	Golden *Golden        `json:"golden,omitempty" yaml:"golden,omitempty"`
+	// The case's name, unique in the suite (checked in Go): results,
+	// filters and cassettes name the case by it.
+	ID string `json:"id" yaml:"id" cue:"string & =~\"^[A-Za-z0-9][A-Za-z0-9_.:/-]*$\""`
+	// What the case checks, for the reports.
+	Description string `json:"description,omitempty" yaml:"description,omitempty" cue:"string"`
+	// Labels for filters (tag=...) and the reports' breakdowns.
+	Tags []string `json:"tags,omitempty" yaml:"tags,omitempty" cue:"[...string]"`
+	// The user's message; a case has exactly one of prompt and messages.
+	Prompt string `json:"prompt,omitempty" yaml:"prompt,omitempty" cue:"string & !=\"\""`
+	// The system prompt.
+	System string `json:"system,omitempty" yaml:"system,omitempty" cue:"string"`
+	// A scripted conversation prefix, instead of prompt.
+	Messages []Message `json:"messages,omitempty" yaml:"messages,omitempty" cue:"[#Message, ...#Message]"`
+	// Tools always offered; must include every tool of expect.calls and
+	// of the when overrides' calls (checked in Go).
+	Needs []string `json:"needs,omitempty" yaml:"needs,omitempty" cue:"[...#Name]"`
+	// Tools never offered to this case as distractors (count and all
+	// subsets): tools that would answer it too, so that calling them is no
+	// mistake. Must not overlap needs (checked in Go).
+	Avoid []string `json:"avoid,omitempty" yaml:"avoid,omitempty" cue:"[...#Name]"`
+	// How the user goes on after each final answer: a conversation.
+	// Without it the run ends at the first final answer.
+	User *User `json:"user,omitempty" yaml:"user,omitempty" cue:"#User"`
+	// How a run of this case is judged.
+	Expect map[string]any `json:"expect" yaml:"expect" cue:"#Expect"` // without the goldens of when entries (see WhenGoldens)
+	// One known-good trajectory; validate proves the expectations accept
+	// it in the default cell: temperature 0, tools "needed", confirm
+	// "auto", descriptions "default", no model (checked in Go).
+	Golden *Golden `json:"golden,omitempty" yaml:"golden,omitempty" cue:"#Golden"`
 	// WhenGoldens are the golden trajectories of `when` entries
 	// (expect.when[i].golden), taken out of Expect when the case is
 	// loaded. Like Golden they judge no run, so they are not part of its
@@ -60,25 +77,28 @@ type Case struct {
 	idLine, idCol int // position of the id field, for duplicate reports
 }
 
-// Message is one turn of a scripted conversation prefix.
+// Message is one message of a scripted conversation prefix.
 type Message struct {
-	Role    string `json:"role" yaml:"role"` // system | user | assistant
-	Content string `json:"content" yaml:"content"`
+	Role    string `json:"role" yaml:"role" cue:"\"system\" | \"user\" | \"assistant\""`
+	Content string `json:"content" yaml:"content" cue:"string"`
 }
 
 // User continues a conversation after each final answer: with scripted
 // Replies, or as a simulated user following Instructions. Exactly one is
 // set.
 type User struct {
-	// Replies are sent one after each final answer, in order; the
-	// conversation ends when the last is answered.
-	Replies []string `json:"replies,omitempty" yaml:"replies,omitempty"`
-	// Instructions tell the run config's simulator who the user is and
-	// what they want.
-	Instructions string `json:"instructions,omitempty" yaml:"instructions,omitempty"`
-	// MaxTurns bounds the user messages of a simulated conversation, the
-	// opening included; 0 means DefaultMaxTurns. Unused with Replies.
-	MaxTurns int `json:"max_turns,omitempty" yaml:"max_turns,omitempty"`
+	// Scripted: one user message after each final answer, in order; the
+	// conversation ends when the last one is answered.
+	Replies []string `json:"replies,omitempty" yaml:"replies,omitempty" cue:"[#Reply, ...#Reply]"`
+	// Simulated: instructions for the user model the run config names
+	// (simulator): who the user is, what they want, what to reveal and
+	// when. The simulator ends the conversation with its stop marker.
+	Instructions string `json:"instructions,omitempty" yaml:"instructions,omitempty" cue:"string & !=\"\""`
+	// With instructions only (checked in Go): the most user messages the
+	// model receives, the opening prompt included; default 6. A
+	// conversation still going after the answer to the last one fails
+	// with max_turns.
+	MaxTurns int `json:"max_turns,omitempty" yaml:"max_turns,omitempty" cue:"int & >=2"` // 0 means DefaultMaxTurns
 }
 
 // DefaultMaxTurns is User.MaxTurns when a case gives none.
@@ -114,14 +134,19 @@ func (u *User) turnsFrom() string {
 // expectations accept it. A conversation's golden has Turns instead of
 // Calls and Answer.
 type Golden struct {
-	// Todo marks a golden still to be written (`toolward init`
-	// skeletons): ParseCases reports it, so such a case never loads.
-	Todo   string       `json:"todo,omitempty" yaml:"todo,omitempty"`
-	Calls  []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty"`
-	Answer string       `json:"answer,omitempty" yaml:"answer,omitempty"`
-	// Turns is a conversation's trajectory, one per user turn, the
-	// opening first.
-	Turns []GoldenTurn `json:"turns,omitempty" yaml:"turns,omitempty"`
+	// A golden still to be written (a `toolward init` skeleton): validate
+	// reports "fill in the golden" with this note until it is removed
+	// (checked in Go).
+	Todo string `json:"todo,omitempty" yaml:"todo,omitempty" cue:"string"` // ParseCases reports it, so such a case never loads
+	// The calls made, in order.
+	Calls []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty" cue:"[...#GoldenCall]"`
+	// The final answer.
+	Answer string `json:"answer,omitempty" yaml:"answer,omitempty" cue:"string"`
+	// A conversation's golden: one {calls, answer} per user turn, the
+	// opening first. As many as the case's scripted replies plus one, or
+	// at most user.max_turns for a simulated user; not with calls or
+	// answer, and only for a case with a user block (checked in Go).
+	Turns []GoldenTurn `json:"turns,omitempty" yaml:"turns,omitempty" cue:"[#GoldenTurn, ...#GoldenTurn]"`
 }
 
 // AllCalls returns the golden's calls in order: Calls, or for a
@@ -137,11 +162,11 @@ func (g *Golden) AllCalls() []GoldenCall {
 	return out
 }
 
-// GoldenTurn is the golden answer to one user turn of a conversation and
-// the calls made on the way.
+// GoldenTurn is the golden of one user turn: the calls made answering
+// it and the answer.
 type GoldenTurn struct {
-	Calls  []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty"`
-	Answer string       `json:"answer" yaml:"answer"`
+	Calls  []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty" cue:"[...#GoldenCall]"`
+	Answer string       `json:"answer" yaml:"answer" cue:"string"`
 }
 
 // WhenGolden is the golden trajectory of one `when` entry; validate
@@ -152,10 +177,12 @@ type WhenGolden struct {
 	Golden Golden `json:"golden"`
 }
 
-// GoldenCall is one call of a golden trajectory.
+// GoldenCall is one call of a golden trajectory, as a model would make
+// it.
 type GoldenCall struct {
-	Tool string         `json:"tool" yaml:"tool"`
-	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty"`
+	Tool string `json:"tool" yaml:"tool" cue:"#Name"`
+	// The arguments, as JSON values.
+	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty" cue:"{...}"`
 }
 
 // ExpectedCall is one entry of expect.calls as writers put it in

@@ -112,9 +112,12 @@ func cueFields(t *testing.T, v cue.Value) []string {
 // a key the Go loader reads and a writer writes, and the other way
 // round: the yaml tags of the schema types (whose keys the loader
 // allows) and the field lists of package matchers (which compiles
-// expect) are the fields of the CUE definitions. A new field is one in
-// CUE (which also documents it, in the generated JSON Schema) and its
-// Go field; this test names the side that lacks it.
+// expect) are the fields of the CUE definitions. The case types' fields
+// are generated into toolward.cue from the Go types (schema's
+// TestCaseFieldsCUEUpToDate), so for them this catches a stale
+// toolward.cue or a yaml-keyed field without a cue tag; for the
+// matchers' lists and #Call, which stay hand-written, it names the side
+// that lacks a field.
 func TestCaseFieldsAgree(t *testing.T) {
 	if err := load(); err != nil {
 		t.Fatal(err)
