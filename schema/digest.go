@@ -36,7 +36,7 @@ type runPart struct {
 // is the order the model sees) and the user block (replies, or the
 // simulated user's instructions and max_turns). The simulator's model
 // and settings, which come from the run config, are hashed into run ids
-// by package engine/plan. A field added to Case that changes the
+// by package schema/plan. A field added to Case that changes the
 // conversation or the offered tools must be added here.
 func RunDigest(c *Case) string {
 	b, err := json.Marshal(runPart{

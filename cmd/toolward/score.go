@@ -29,8 +29,8 @@ the two with 'toolward diff DIR NEWDIR'.
 
 Cases come from DIR's config (its case patterns) unless --cases gives
 others. A record is judged again only when the case still shows the model
-what the run was shown: a case whose prompt, system, messages, needs or
-avoid changed has its runs kept out (run them with 'toolward run --resume
+what the run was shown: a case whose prompt, system, messages, needs,
+avoid or user block changed has its runs kept out (run them with 'toolward run --resume
 NEWDIR'), and records of cases no longer in the case files are dropped.
 Error records are copied as they were.
 
@@ -119,7 +119,7 @@ func printScored(w io.Writer, dir string, res *rescore.DirResult) {
 // code: 1 when runs were kept out.
 func warnScored(w io.Writer, res *rescore.DirResult) int {
 	for _, id := range slices.Sorted(maps.Keys(res.Changed)) {
-		fmt.Fprintf(w, "toolward score: case %s changed what the model sees (prompt, system, messages, needs or avoid): its %s cannot be re-scored and %s kept out\n",
+		fmt.Fprintf(w, "toolward score: case %s changed what the model sees (prompt, system, messages, needs, avoid or user): its %s cannot be re-scored and %s kept out\n",
 			id, plural(res.Changed[id], "run"), isAre(res.Changed[id]))
 	}
 	for _, id := range slices.Sorted(maps.Keys(res.Partial)) {

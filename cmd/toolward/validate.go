@@ -47,8 +47,8 @@ array of {file, line, col, path, message} with --format json). In text
 format, after 10 mistakes of one kind (the same message at the same path
 of one file, but for list indexes and values) one line says how many
 more there are; --format json lists them all. In text
-format a one-line summary goes to stderr ("ok: 46 cases in 10 files, 7
-configs, 9 cassettes" or "3 mistakes"). Warnings go to stderr in both
+format a one-line summary goes to stderr ("ok: 232 cases in 22 files, 11
+configs, 195 cassettes, 7 tool catalogs" or "3 mistakes"). Warnings go to stderr in both
 formats. Exits 0 when clean, 1 on any mistake, 2 on a usage error.
 `
 

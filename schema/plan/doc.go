@@ -23,7 +23,8 @@
 //  3. Shard selects a contiguous, deterministic 1/n slice of the indexes.
 //  4. Run(i) decodes index i into a Run whose ID is a hash of the case id,
 //     its run digest (schema.RunDigest: prompt, system, messages, needs,
-//     avoid) and the cell, so resume and sharding are exact, and editing
+//     avoid, user), the simulator's settings for a simulated case and the
+//     cell, so resume and sharding are exact, and editing
 //     how a case judges its runs (expect, golden) or describes itself
 //     (description, tags) keeps every id (TestPinnedID pins one).
 //  5. A Locator finds a record's run in a plan in O(1) from its case and

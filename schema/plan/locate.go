@@ -57,8 +57,9 @@ const (
 	Absent Match = iota
 	// Changed: the plan's run with the record's case and cell has another
 	// id, so what that run shows the model is no longer what the record's
-	// run was shown (the case's prompt, system, messages, needs or avoid,
-	// or the tool subset's definition changed).
+	// run was shown (the case's prompt, system, messages, needs, avoid or
+	// user block, the simulator's settings, or the tool subset's
+	// definition changed).
 	Changed
 	// Found: the plan holds the record's run, id and all.
 	Found

@@ -5,9 +5,9 @@
 // Dir reads the directory's config.json and runs.jsonl (never writing
 // there) and writes a new result directory whose config.json notes
 // ScoredFrom. A record is judged again (package matchers/score) only when
-// its run is the run the current case would give: a case whose run digest
-// changed (prompt, system, messages, needs, avoid), whose state probes
-// changed, or whose record holds a value scoring reads only in part has
+// its run is the run the current case would give: a case whose run
+// digest changed (prompt, system, messages, needs, avoid, user), whose
+// state probes changed, or whose record holds a value scoring reads only in part has
 // its runs kept out, for `toolward run --resume` to run again; records of
 // cases no longer in the case files are dropped, and error records copied
 // as they were. A record the new rules judge alike is copied as it was

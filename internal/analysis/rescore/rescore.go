@@ -52,9 +52,9 @@ type DirResult struct {
 	// verdict to give).
 	Rescored, Errors int
 	// Changed maps a case whose run-relevant part changed (prompt,
-	// system, messages, needs, avoid: its run ids are not the records')
-	// to the number of its records kept out: they were run with what the
-	// case no longer says.
+	// system, messages, needs, avoid, user: its run ids are not the
+	// records') to the number of its records kept out: they were run
+	// with what the case no longer says.
 	Changed map[string]int
 	// Reprobe maps a case to its records kept out because their state
 	// probe results were measured by other probe calls than the case's
