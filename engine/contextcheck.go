@@ -10,6 +10,7 @@ import (
 	"github.com/toolward/toolward/engine/agent"
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/toolset"
+	"github.com/toolward/toolward/engine/user"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
 )
@@ -22,18 +23,28 @@ const contextTimeout = 5 * time.Minute
 // each model and tool subset (its case's messages and offered tools, over
 // every description set) with a one-token request, and stops the job when
 // one does not fit the context the backend gives it: such runs would
-// answer a prompt the server cut (context_truncated). Backends that cannot
-// measure (replay, servers that refuse a long prompt themselves) pass.
+// answer a prompt the server cut (context_truncated). The simulated
+// user's prompt is measured too, as far as it is known before a run (see
+// checkSimulatorContext). Backends that cannot measure (replay, servers
+// that refuse a long prompt themselves) pass.
 func (s *starting) checkContext() error {
 	if s.opts.SkipContextCheck || s.l.Plan.Len() == 0 {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(s.pre, contextTimeout)
+	defer cancel()
+	if err := s.checkModelContext(ctx); err != nil {
+		return err
+	}
+	return s.checkSimulatorContext(ctx)
+}
+
+// checkModelContext is checkContext for the models under test.
+func (s *starting) checkModelContext(ctx context.Context) error {
 	if _, ok := s.be.(backend.PromptMeasurer); !ok {
 		return nil
 	}
 	first := s.l.Plan.Run(0).Cell
-	ctx, cancel := context.WithTimeout(s.pre, contextTimeout)
-	defer cancel()
 	var problems []string
 	for _, model := range s.l.Plan.Values(cell.Model) {
 		for _, sub := range s.l.Plan.Subsets() {
@@ -93,4 +104,50 @@ func (s *starting) largestPrompt(model string, subset schema.ToolSubset) (*backe
 		}
 	}
 	return best, bestID, nil
+}
+
+// checkSimulatorContext measures the simulated user's largest known
+// prompt: its system prompt and the case's opening, over the plan's
+// simulated cases. Its first real prompt also holds the model's answer,
+// and each turn adds to it, so this is a floor: a later turn the server
+// cuts is a context_truncated error of that run (user.Simulator).
+func (s *starting) checkSimulatorContext(ctx context.Context) error {
+	sim := s.l.Config.Simulator
+	if s.sim == nil || sim == nil {
+		return nil
+	}
+	if _, ok := s.sim.(backend.PromptMeasurer); !ok {
+		return nil
+	}
+	var best *backend.Request
+	bestID, bestSize := "", 0
+	for _, c := range s.l.Plan.Cases() {
+		if !c.User.Simulated() {
+			continue
+		}
+		msgs := user.Flip(user.Prompt(sim.System, c.User.Instructions, sim.Stop), agent.Messages(c))
+		size := 0
+		for _, m := range msgs {
+			size += len(m.Content)
+		}
+		if size > bestSize {
+			best, bestID, bestSize = &backend.Request{Model: sim.Model, Messages: msgs, Temperature: sim.Temperature}, c.ID, size
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	best.Seed = s.l.Plan.Run(0).Cell.Seed
+	f, err := backend.Measure(ctx, s.sim, best)
+	if err != nil {
+		if s.stopped() {
+			return errInterrupted
+		}
+		return fmt.Errorf("measuring the simulated user's longest opening prompt (model %s), nothing ran: %w", sim.Model, err)
+	}
+	if f.Cut() {
+		return fmt.Errorf("the simulated user's prompt does not fit its model's context, nothing ran (--no-context-check skips this check):\n"+
+			"its system prompt and the opening of case %s need %s prompt tokens; %s: %s (simulator model %s)", bestID, f.Needs(), f.Context, f.Fix, sim.Model)
+	}
+	return nil
 }

@@ -34,7 +34,8 @@
 //     the longest first prompt of each model and tool subset (checkContext,
 //     unless Options.SkipContextCheck): one that does not fit the context
 //     the backend gives it (Ollama cuts it silently) stops the job with the
-//     num_ctx that would fit. On resume, compact runs.jsonl to the runs
+//     num_ctx that would fit; the simulated user's system prompt and
+//     opening are measured the same way. On resume, compact runs.jsonl to the runs
 //     that finished with pass or fail: a run whose case now shows the
 //     model something else (its id changed) runs again, one judged by
 //     older scoring rules is re-scored from its record (no model

@@ -275,13 +275,15 @@ func loadDescriptions(cfg *schema.Config, names []string) (map[string]toolset.De
 
 // newBackend builds the backend a config names. Ollama, OpenAI and
 // Anthropic backends are a pool of their hosts (one host is a pool of one), which
-// applies host_concurrency and names the host in every response.
-func newBackend(b schema.Backend) (backend.Backend, error) {
+// applies host_concurrency and names the host in every response. block
+// is where b is in the config ("backend", "simulator.backend"), for the
+// messages that say what to change.
+func newBackend(b schema.Backend, block string) (backend.Backend, error) {
 	switch {
 	case b.Ollama != nil:
 		o := b.Ollama
 		return newPool(o.PoolHosts(), func(url string) (backend.Backend, error) {
-			return ollama.New(ollama.Config{Host: url, NumCtx: o.NumCtx, KeepAlive: o.KeepAlive, Think: o.Think})
+			return ollama.New(ollama.Config{Host: url, NumCtx: o.NumCtx, KeepAlive: o.KeepAlive, Think: o.Think, Block: block})
 		})
 	case b.OpenAI != nil:
 		o := b.OpenAI
@@ -289,6 +291,7 @@ func newBackend(b schema.Backend) (backend.Backend, error) {
 			return openai.New(openai.Config{
 				BaseURL: url, APIKeyEnv: o.APIKeyEnv, Headers: o.Headers,
 				MaxTokens: o.MaxTokens, ToolChoice: o.ToolChoice, ParallelToolCalls: o.ParallelToolCalls, NoStream: !o.Stream,
+				Block: block,
 			})
 		})
 	case b.Anthropic != nil:

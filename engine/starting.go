@@ -137,7 +137,7 @@ func (s *starting) checkIsolation() error {
 func (s *starting) openBackend() error {
 	s.be = s.opts.Backend
 	if s.be == nil {
-		be, err := newBackend(s.l.Config.Backend)
+		be, err := newBackend(s.l.Config.Backend, "backend")
 		if err != nil {
 			return err
 		}
@@ -151,7 +151,7 @@ func (s *starting) openBackend() error {
 		switch {
 		case s.sim != nil:
 		case sim.Backend != nil:
-			be, err := newBackend(*sim.Backend)
+			be, err := newBackend(*sim.Backend, "simulator.backend")
 			if err != nil {
 				return fmt.Errorf("simulator: %w", err)
 			}

@@ -163,7 +163,7 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 	fl.failOnRegression = fs.Bool("fail-on-regression", false, "with --baseline: exit 1 when the comparison finds a regression, or when this run lacks runs of the baseline")
 	fl.failOnBroken = fs.Bool("fail-on-broken", false, "with --baseline: the strict gate: exit 1 when any case went from always passing to always failing (significant or not), besides --fail-on-regression's checks")
 	fl.allowMissing = fs.Bool("allow-missing", false, "with --fail-on-regression or --fail-on-broken: accept a run that lacks cases or runs of the baseline (filtered or sharded on purpose)")
-	fl.noContextCheck = fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset fits its context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
+	fl.noContextCheck = fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset, and the simulated user's opening prompt, fit their context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
 	fl.minPass = fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
 	fl.maxFail = fs.Int("max-fail", -1, "exit 1 when more than `N` runs of the result directory fail (0: any failing run fails the command; -1: no limit)")
 	pos, err := parseInterspersed(fs, args)

@@ -74,9 +74,9 @@ func (b *Backend) fit(ctx context.Context, creq *api.ChatRequest, tools [][]byte
 	f.Need, f.Floor = ollamactx.FullSize(f.Limit, own, func(n int) (int, error) { return b.countPrompt(ctx, creq, tools, n) })
 	switch {
 	case f.Need > 0 && own > 0 && backend.SuggestContext(f.Need) > own:
-		f.Fix = fmt.Sprintf("set backend.ollama.num_ctx to %d (the model's own context, the most Ollama gives it)", own)
+		f.Fix = fmt.Sprintf("set %s.num_ctx to %d (the model's own context, the most Ollama gives it)", b.setting, own)
 	case f.Need > 0:
-		f.Fix = fmt.Sprintf("set backend.ollama.num_ctx to at least %d", backend.SuggestContext(f.Need))
+		f.Fix = fmt.Sprintf("set %s.num_ctx to at least %d", b.setting, backend.SuggestContext(f.Need))
 	case own > 0 && f.Floor >= own:
 		f.Fix = fmt.Sprintf("the model's own context is %s tokens, the most Ollama gives it: offer fewer tools or a shorter prompt", backend.Thousands(own))
 	default:

@@ -1,6 +1,7 @@
 package ollama
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,6 +50,10 @@ type Config struct {
 	// tool names and arguments); 0 means DefaultMaxReplyBytes. A longer
 	// reply is cut there and its DoneReason is DoneReplyLimit.
 	MaxReplyBytes int
+	// Block is where these settings are in the run config, for the
+	// messages that say what to change: "backend" (the default) or
+	// "simulator.backend".
+	Block string
 }
 
 // Backend talks to an Ollama server. It is safe for concurrent use.
@@ -62,6 +67,7 @@ type Backend struct {
 	think       bool
 	keepAlive   *api.Duration
 	win         *ollamactx.Client // the contexts the server gives models
+	setting     string            // Block + ".ollama", for messages
 
 	// converted memoises ConvertTool, and the converted tool's JSON, by
 	// the tool's name, description and schema (see toolKey): every turn
@@ -91,7 +97,7 @@ func New(cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("ollama: max reply bytes %d is negative", cfg.MaxReplyBytes)
 	}
 	b := &Backend{
-		host: host, numCtx: cfg.NumCtx, think: cfg.Think,
+		host: host, numCtx: cfg.NumCtx, think: cfg.Think, setting: cmp.Or(cfg.Block, "backend") + ".ollama",
 		limit: cfg.MaxReplyBytes, answerLimit: maxAnswerBytes, converted: map[string]convertedTool{},
 		// As Ollama's own client: requests to ollama.com, or any with
 		// OLLAMA_AUTH set, are signed.
@@ -137,7 +143,7 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 		}
 		return nil, &backend.Error{
 			Kind: backend.KindUnavailable, Retryable: true, Err: err,
-			Msg: fmt.Sprintf("cannot reach Ollama at %s; start it with `ollama serve`, or set backend.ollama.host in the config to where it runs", b.host),
+			Msg: fmt.Sprintf("cannot reach Ollama at %s; start it with `ollama serve`, or set %s.host in the config to where it runs", b.host, b.setting),
 		}
 	}
 	var list api.ListResponse
@@ -199,7 +205,7 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 		if caps := show.Capabilities; b.think && len(caps) > 0 && !slices.Contains(caps, "thinking") {
 			return nil, &backend.Error{
 				Kind: backend.KindBadRequest,
-				Msg:  fmt.Sprintf("model %s cannot think, but backend.ollama.think is true; set it to false or choose a thinking model", m),
+				Msg:  fmt.Sprintf("model %s cannot think, but %s.think is true; set it to false or choose a thinking model", m, b.setting),
 			}
 		}
 		info.Digests[m] = have[canonical(m)].Digest

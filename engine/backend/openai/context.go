@@ -90,7 +90,7 @@ func (b *Backend) fit(ctx context.Context, req *backend.Request, f *backend.Prom
 		if own > 0 {
 			size = min(size, own)
 		}
-		f.Fix = fmt.Sprintf("start the Ollama server with OLLAMA_CONTEXT_LENGTH=%d, or use backend.ollama (host %s) with num_ctx: %d", size, w.Root(), size)
+		f.Fix = fmt.Sprintf("start the Ollama server with OLLAMA_CONTEXT_LENGTH=%d, or use %s.ollama (host %s) with num_ctx: %d", size, b.block, w.Root(), size)
 	case own > 0 && f.Floor >= own:
 		f.Fix = fmt.Sprintf("the model's own context is %s tokens, the most Ollama gives it: offer fewer tools or a shorter prompt", backend.Thousands(own))
 	default:

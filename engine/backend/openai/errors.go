@@ -55,9 +55,9 @@ func (b *Backend) statusError(resp *http.Response, doing, model string) *backend
 // keyHint says what to do about a refused API key.
 func (b *Backend) keyHint() string {
 	if b.keyEnv == "" {
-		return "the server wants an API key: put it in an environment variable and name that variable in backend.openai.api_key_env"
+		return "the server wants an API key: put it in an environment variable and name that variable in " + b.block + ".openai.api_key_env"
 	}
-	return fmt.Sprintf("check that $%s (backend.openai.api_key_env) holds a key this server accepts", b.keyEnv)
+	return fmt.Sprintf("check that $%s (%s.openai.api_key_env) holds a key this server accepts", b.keyEnv, b.block)
 }
 
 // serverMessage extracts the message from an error body in any of the

@@ -58,6 +58,10 @@ type Config struct {
 	// timeout (requests are bounded by their context) that keeps up to 64
 	// idle connections per host.
 	HTTPClient *http.Client
+	// Block is where these settings are in the run config, for the
+	// messages that say what to change: "backend" (the default) or
+	// "simulator.backend".
+	Block string
 }
 
 // Backend talks to an OpenAI-compatible server. It is safe for concurrent
@@ -73,6 +77,7 @@ type Backend struct {
 
 	winOnce sync.Once
 	win     *ollamactx.Client // set when base_url is Ollama's /v1 (see ollama)
+	block   string            // Config.Block, for messages
 }
 
 var (
@@ -91,7 +96,8 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.MaxTokens < 0 || cfg.MaxReplyBytes < 0 {
 		return nil, errors.New("openai: max_tokens and the reply limit must not be negative")
 	}
-	key, err := backend.APIKey(cfg.APIKeyEnv, "openai: backend.openai.api_key_env", "export it with the API key, or remove api_key_env for a server without keys")
+	block := cmp.Or(cfg.Block, "backend")
+	key, err := backend.APIKey(cfg.APIKeyEnv, "openai: "+block+".openai.api_key_env", "export it with the API key, or remove api_key_env for a server without keys")
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +106,7 @@ func New(cfg Config) (*Backend, error) {
 		auth = "Bearer " + key
 	}
 	return &Backend{
-		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg, limit: cmp.Or(cfg.MaxReplyBytes, DefaultMaxReplyBytes),
+		base: base, keyEnv: cfg.APIKeyEnv, cfg: cfg, block: block, limit: cmp.Or(cfg.MaxReplyBytes, DefaultMaxReplyBytes),
 		client: backend.HTTPClient(cfg.HTTPClient), headers: backend.Headers(cfg.Headers, "Authorization", auth),
 	}, nil
 }

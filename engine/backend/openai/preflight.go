@@ -132,7 +132,7 @@ func (b *Backend) list(ctx context.Context) (listed []backend.ModelInfo, server 
 			if strings.Contains(b.base, ":11434") {
 				start = "start it (`ollama serve`)"
 			}
-			e.Msg = fmt.Sprintf("cannot reach an OpenAI-compatible server at %s; %s, or set backend.openai.base_url in the config to where it listens", b.base, start)
+			e.Msg = fmt.Sprintf("cannot reach an OpenAI-compatible server at %s; %s, or set %s.openai.base_url in the config to where it listens", b.base, start, b.block)
 		}
 		return nil, "", nil, e
 	}

@@ -81,6 +81,11 @@ func (w *wrapped) Preflight(ctx context.Context, models []string) (*backend.Info
 	return &backend.Info{Server: "recording"}, nil
 }
 
+// MeasurePrompt delegates to the wrapped backend; nothing is recorded.
+func (w *wrapped) MeasurePrompt(ctx context.Context, req *backend.Request) (*backend.PromptFit, error) {
+	return backend.Measure(ctx, w.inner, req)
+}
+
 func (r *Recorder) chat(ctx context.Context, inner backend.Backend, req *backend.Request) (*backend.Response, error) {
 	resp, err := inner.Chat(ctx, req)
 	if err != nil {

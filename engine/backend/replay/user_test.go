@@ -120,3 +120,22 @@ func (f *fixed) Chat(ctx context.Context, req *backend.Request) (*backend.Respon
 	f.n++
 	return &backend.Response{Message: backend.Message{Role: "assistant", Content: m}}, nil
 }
+
+// measurer is a backend that measures every prompt as 5000 tokens cut
+// to 4096.
+type measurer struct{ backend.Backend }
+
+func (measurer) MeasurePrompt(context.Context, *backend.Request) (*backend.PromptFit, error) {
+	return &backend.PromptFit{Tokens: 4096, Limit: 4096, Need: 5000}, nil
+}
+
+// TestRecorderWrapMeasures: a wrapped simulator backend still measures
+// prompts, so --record keeps the simulator's context check.
+func TestRecorderWrapMeasures(t *testing.T) {
+	t.Parallel()
+	w := NewRecorder(measurer{}, t.TempDir()).Wrap(measurer{})
+	f, err := backend.Measure(context.Background(), w, &backend.Request{Model: "u"})
+	if err != nil || f.Need != 5000 || !f.Cut() {
+		t.Fatalf("fit %+v, err %v; want the inner backend's", f, err)
+	}
+}
