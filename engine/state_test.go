@@ -142,7 +142,7 @@ func TestStateProbesBundled(t *testing.T) {
 }
 
 // TestStateRescoreAndReprobe: editing a probe's matcher re-judges the
-// stored probe results with no server (score.Dir is given none); editing
+// stored probe results with no server (rescore.Dir is given none); editing
 // a probe's call keeps the runs out of the re-score, and resume runs them
 // again, since their results measured something else.
 func TestStateRescoreAndReprobe(t *testing.T) {

@@ -122,23 +122,7 @@
 //
 // # BFCL
 //
-// FromBFCL translates a Berkeley Function Calling Leaderboard "possible
-// answer" (parameter -> list of acceptable values) into args matchers:
-//
-//	{p: [v]}          -> p: v
-//	{p: [v1, v2]}     -> p: {$one_of: [v1, v2]}
-//	{p: ["", v]}      -> p: {$absent_or: {$one_of: ["", v]}}   ("" means "may be omitted")
-//	{p: [""]}         -> p: {$absent_or: ""}
-//	{p: [{k: [a, b]}]} -> p: {k: {$one_of: [a, b]}}             (nested answers recurse)
-//	{p: [[1, 2]]}     -> p: [1, 2]                              (lists are literal, in order)
-//
-// together with strict_args: true, because BFCL rejects parameters its
-// answer does not list. FromBFCLCall wraps one call into an `expect:`
-// mapping, FromBFCLGroundTruth a whole ground_truth list (several calls
-// become order: unordered, as BFCL's parallel categories accept any
-// order). These translate values literally: strings compare exactly,
-// whereas BFCL normalises them first. `toolward import bfcl` (package
-// internal/generate/bfcl) does the full translation from the function
-// schemas as well, with $norm for strings and $int for integer
-// parameters.
+// $norm and $int exist for the Berkeley Function Calling Leaderboard's
+// verdicts; `toolward import bfcl` (package internal/generate/bfcl)
+// translates BFCL's possible answers into expectations with them.
 package matchers

@@ -34,12 +34,13 @@
 //
 // # Suites
 //
-// Validate checks case files, cassettes and configs for `toolward
-// validate`, walking directories (a directory with nothing to check is a
-// mistake; YAML files are sniffed for cassettes, schema.IsCassetteFile),
-// and checks for each config the cases and cassettes a run of it loads;
-// Check also returns a Summary of what it checked, for the command's
-// summary line.
+// CheckWith checks case files, cassettes, tool catalogs and configs for
+// `toolward validate`, walking directories (a directory with nothing to
+// check is a mistake; YAML files are sniffed for cassettes,
+// schema.IsCassetteFile), and checks for each config the cases and
+// cassettes a run of it loads; it also returns a Summary of what it
+// checked, for the command's summary line. Its Options check tool
+// catalogs (as the bundled server reads them) and take warnings.
 //
 // # Limits
 //

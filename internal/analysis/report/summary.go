@@ -645,8 +645,8 @@ type Comparison struct {
 }
 
 // Better names the better value when the difference is significant at
-// the 5% level (the interval excludes 0; see stats.Diff.Significant),
-// else "".
+// the 5% level (p below 0.05 over at least 2 cases, and an interval
+// that excludes 0), else "".
 func (c Comparison) Better() string {
 	switch {
 	case c.Diff.Cases < 2 || c.Diff.P == nil || *c.Diff.P >= 0.05:
