@@ -409,6 +409,20 @@ func whenWithoutGolden(c *Case, whens []any, errAt func(caseIssue) *Error) Error
 	return out
 }
 
+// Opening is the user message a conversation starts from: the case's
+// prompt, or the last user message of its scripted prefix.
+func (c *Case) Opening() string {
+	if len(c.Messages) == 0 {
+		return c.Prompt
+	}
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		if c.Messages[i].Role == "user" {
+			return c.Messages[i].Content
+		}
+	}
+	return ""
+}
+
 // modelGoldenArgs gives the arguments of c's golden calls, decoded with
 // the rest of the document (numbers as int64 or float64), the form a
 // model's take: every number a json.Number with the text as written

@@ -415,17 +415,60 @@ type UserTurnGap struct {
 	After int // index in Turns of the model's answer that asks for one more
 }
 
-// UserTurnGap replays run r's conversation as the agent loop meets it
-// when both sides answer from r: the model's turns in order, a reply
-// without tool calls being a final answer, after which the simulated user
-// is asked for its next turn with role user. The conversation ends when
-// such a turn contains stop, when the answer to the maxTurns-th user
-// message (the opening included) has had its reply, when maxIterations
-// model turns pass without an answer, or when the model's turns run out.
-// It reports where the user's turns run out first, if they do: a replay
-// then fails with cassette_miss. maxIterations 0 means the loop's
-// default, 8; maxTurns 0 means no bound.
+// UserTurnGap replays run r's conversation when both sides answer from r
+// (see TurnGap) and reports where the simulated user's turns run out
+// first, if they do: a replay then fails with cassette_miss. A run whose
+// model turns run out first has no user gap. maxIterations 0 means the
+// loop's default, 8; maxTurns 0 means no bound.
 func (r *CassetteRun) UserTurnGap(stop string, maxIterations, maxTurns int) (UserTurnGap, bool) {
+	g, ok := r.TurnGap(ReplayUser{Simulated: true, Stop: stop, MaxTurns: maxTurns}, maxIterations)
+	if !ok || !g.User {
+		return UserTurnGap{}, false
+	}
+	return UserTurnGap{Have: g.Have, After: g.After}, true
+}
+
+// ReplayUser is the user side of a replayed conversation (TurnGap).
+type ReplayUser struct {
+	// Replies are the case's scripted replies, sent in order after each
+	// final answer; with none (and Simulated false) the conversation ends
+	// at the first final answer.
+	Replies []string
+	// Simulated takes the user's messages from the run's turns with role
+	// user, in order; one containing Stop ends the conversation.
+	Simulated bool
+	Stop      string
+	// MaxTurns bounds the user messages the model receives, the opening
+	// included (user.max_turns); 0 means no bound.
+	MaxTurns int
+}
+
+// TurnGap is where a replayed conversation first asks for a turn its run
+// lacks.
+type TurnGap struct {
+	// User is set when the simulated user's turn is missing; else the
+	// model's is.
+	User bool
+	Have int // the run's turns of the side that ran out
+	// After is the index in Turns of the model's turn before the
+	// request: the answer that asks the user for more, or for the model
+	// side its turn with tool calls whose results ask for another; -1
+	// when the model's side asks after a user message.
+	After int
+	// Message is the user message (0 the opening) left without a model
+	// turn when the model side runs out; Reply is its index among the
+	// run's turns when it is one with role user, else -1.
+	Message, Reply int
+}
+
+// TurnGap replays run r's conversation as the agent loop meets it: the
+// model's turns in order, a reply without tool calls being a final
+// answer, after which the user u goes on or the conversation ends (a
+// script's end, the stop marker, the answer to the MaxTurns-th message),
+// and at most maxIterations model turns per user message (0 means the
+// loop's default, 8). It reports the first turn the loop asks for that
+// the run does not have, if any: a replay then fails with cassette_miss.
+func (r *CassetteRun) TurnGap(u ReplayUser, maxIterations int) (TurnGap, bool) {
 	if maxIterations <= 0 {
 		maxIterations = 8
 	}
@@ -437,26 +480,39 @@ func (r *CassetteRun) UserTurnGap(stop string, maxIterations, maxTurns int) (Use
 			model = append(model, i)
 		}
 	}
-	asked, inTurn := 0, 0 // user turns asked for; model turns spent on the current message
-	for _, i := range model {
-		if inTurn >= maxIterations {
-			break
+	message, reply, after := 0, -1, -1 // the user message being answered; its turn in r; the model's last turn
+	next, inTurn := 0, 0               // model turns used; model turns spent on the current message
+	for inTurn < maxIterations {
+		if next >= len(model) {
+			return TurnGap{Have: len(model), After: after, Message: message, Reply: reply}, true
 		}
-		inTurn++
+		i := model[next]
+		next, inTurn, after = next+1, inTurn+1, i
 		if len(r.Turns[i].ToolCalls) > 0 {
 			continue
 		}
-		if asked >= len(user) {
-			return UserTurnGap{Have: len(user), After: i}, true
+		// The user is asked for its next message, which is sent unless
+		// it stops or would go past MaxTurns.
+		switch {
+		case u.Simulated:
+			if message >= len(user) {
+				return TurnGap{User: true, Have: len(user), After: i}, true
+			}
+			reply = user[message]
+			if u.Stop != "" && strings.Contains(r.Turns[reply].Content, u.Stop) {
+				return TurnGap{}, false
+			}
+		case message < len(u.Replies):
+			reply = -1
+		default:
+			return TurnGap{}, false
 		}
-		u := r.Turns[user[asked]]
-		asked++
-		if stop != "" && strings.Contains(u.Content, stop) || maxTurns > 0 && asked >= maxTurns {
-			break
+		if u.MaxTurns > 0 && message+1 >= u.MaxTurns {
+			return TurnGap{}, false
 		}
-		inTurn = 0
+		message, inTurn, after = message+1, 0, -1
 	}
-	return UserTurnGap{}, false
+	return TurnGap{}, false
 }
 
 // UncoveredCases returns the cases that no cassette in cs answers for:

@@ -350,3 +350,42 @@ func TestUserTurnGap(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnGap replays cassette runs' conversations for the model's side:
+// a run whose model turns run out before the conversation ends (after a
+// scripted reply, a simulated user's message, or tool results) has a gap
+// naming the message left unanswered.
+func TestTurnGap(t *testing.T) {
+	t.Parallel()
+	answer := CassetteTurn{Content: "an answer"}
+	call := CassetteTurn{ToolCalls: []CassetteCall{{Name: "t"}}}
+	user := func(s string) CassetteTurn { return CassetteTurn{Role: CassetteRoleUser, Content: s} }
+	script := ReplayUser{Replies: []string{"go on"}, MaxTurns: 2}
+	sim := ReplayUser{Simulated: true, Stop: "STOP", MaxTurns: 4}
+	for _, tt := range []struct {
+		name    string
+		turns   []CassetteTurn
+		u       ReplayUser
+		maxIter int
+		gap     bool
+		want    TurnGap
+	}{
+		{name: "single answer", turns: []CassetteTurn{answer}},
+		{name: "no turns", turns: nil, gap: true, want: TurnGap{After: -1, Reply: -1}},
+		{name: "tool results unanswered", turns: []CassetteTurn{call}, gap: true, want: TurnGap{Have: 1, After: 0, Reply: -1}},
+		{name: "max_iterations spent", turns: []CassetteTurn{call, call}, maxIter: 2},
+		{name: "scripted reply unanswered", turns: []CassetteTurn{answer}, u: script, gap: true, want: TurnGap{Have: 1, After: -1, Message: 1, Reply: -1}},
+		{name: "scripted reply answered", turns: []CassetteTurn{answer, call, answer}, u: script},
+		{name: "tools after the reply", turns: []CassetteTurn{answer, call}, u: script, gap: true, want: TurnGap{Have: 2, After: 1, Message: 1, Reply: -1}},
+		{name: "simulated message unanswered", turns: []CassetteTurn{answer, user("a")}, u: sim, gap: true, want: TurnGap{Have: 1, After: -1, Message: 1, Reply: 1}},
+		{name: "simulated stop", turns: []CassetteTurn{answer, user("a"), answer, user("STOP")}, u: sim},
+		{name: "simulated past max_turns", turns: []CassetteTurn{answer, user("a"), answer, user("b")}, u: ReplayUser{Simulated: true, Stop: "STOP", MaxTurns: 2}},
+		{name: "simulated user runs out", turns: []CassetteTurn{answer}, u: sim, gap: true, want: TurnGap{User: true, After: 0}},
+	} {
+		r := &CassetteRun{Turns: tt.turns}
+		g, gap := r.TurnGap(tt.u, tt.maxIter)
+		if gap != tt.gap || gap && g != tt.want {
+			t.Errorf("%s: got %+v %v, want %+v %v", tt.name, g, gap, tt.want, tt.gap)
+		}
+	}
+}

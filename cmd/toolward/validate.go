@@ -26,9 +26,9 @@ against its own expectations (in the default cell: temperature 0, tools
 needed, confirm auto, descriptions default, options default), and the
 files a config refers to. A config brings what a run of it loads: its cases are checked
 as if named, and its replay cassettes too, each of which must answer for
-one of its cases; when the simulated user is replayed as well, each run
-of a simulated case must hold the user turns (role: user) its replayed
-conversation asks for. Golden arguments are judged as a model's: numbers
+one of its cases; each run must hold the model turns its replayed
+conversation asks for and, when the simulated user is replayed as well,
+the user turns (role: user). Golden arguments are judged as a model's: numbers
 keep the text written (10.0 is not $int: 10); for a config on Ollama,
 whose native API re-encodes every number through a float64, goldens are
 judged that way too (an integer beyond 2^53 arrives rounded).

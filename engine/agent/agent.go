@@ -69,19 +69,9 @@ type Output struct {
 	OutOfUserTurns bool
 }
 
-// Opening is the user message a conversation starts from: the case's
-// prompt, or the last user message of its scripted prefix.
-func Opening(c *schema.Case) string {
-	if len(c.Messages) == 0 {
-		return c.Prompt
-	}
-	for i := len(c.Messages) - 1; i >= 0; i-- {
-		if c.Messages[i].Role == "user" {
-			return c.Messages[i].Content
-		}
-	}
-	return ""
-}
+// Opening is the user message a conversation starts from
+// (schema.Case.Opening).
+func Opening(c *schema.Case) string { return c.Opening() }
 
 // Messages builds the conversation's opening messages from a case.
 func Messages(c *schema.Case) []backend.Message {

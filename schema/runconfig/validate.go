@@ -157,6 +157,7 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 					Msg: fmt.Sprintf("case %s (%s:%d) has no cassette in %s: every run of it would fail as cassette_miss; "+
 						"write one (case: %s), or record one with toolward run CONFIG --record DIR against a real model", c.ID, c.File, c.Line, dir, c.ID)})
 			}
+			v.errs = append(v.errs, modelCassettes(cfg, filterCases(cfg, mine), cs, dir)...)
 			if simDir != "" && samePath(simDir, dir) {
 				v.errs = append(v.errs, userCassettes(cfg, filterCases(cfg, mine), cs, dir)...)
 			}
