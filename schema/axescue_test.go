@@ -135,22 +135,29 @@ func comment(indent, text string) string {
 // TestAxesCUEUpToDate: the axis part of toolward.cue is what the axis
 // table generates.
 func TestAxesCUEUpToDate(t *testing.T) {
+	checkCUEBlock(t, axesBegin, axesEnd, axesCUE(), "axis part")
+}
+
+// checkCUEBlock checks that the part of toolward.cue from begin through
+// end is want; with -update it writes want there instead. what names the
+// part in the messages.
+func checkCUEBlock(t *testing.T, begin, end string, want []byte, what string) {
+	t.Helper()
 	src, err := os.ReadFile(SchemaFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := bytes.Index(src, []byte(axesBegin))
-	j := bytes.Index(src, []byte(axesEnd))
+	i := bytes.Index(src, []byte(begin))
+	j := bytes.Index(src, []byte(end))
 	if i < 0 || j < i {
-		t.Fatalf("%s has no %q … %q part", SchemaFile, axesBegin, strings.TrimSpace(axesEnd))
+		t.Fatalf("%s has no %q … %q part", SchemaFile, begin, strings.TrimSpace(end))
 	}
-	j += len(axesEnd)
-	want := axesCUE()
+	j += len(end)
 	if bytes.Equal(src[i:j], want) {
 		return
 	}
 	if !*update {
-		t.Fatalf("the axis part of schema/%s is stale: run `go generate ./schema/...`", SchemaFile)
+		t.Fatalf("the %s of schema/%s is stale: run `go generate ./schema/...`", what, SchemaFile)
 	}
 	out := append(append(append([]byte(nil), src[:i]...), want...), src[j:]...)
 	if err := os.WriteFile(SchemaFile, out, 0o644); err != nil {

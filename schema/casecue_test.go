@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -157,24 +156,5 @@ func TestCaseFieldsCUEUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile(SchemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := bytes.Index(src, []byte(caseFieldsBegin))
-	j := bytes.Index(src, []byte(caseFieldsEnd))
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q … %q part", SchemaFile, caseFieldsBegin, strings.TrimSpace(caseFieldsEnd))
-	}
-	j += len(caseFieldsEnd)
-	if bytes.Equal(src[i:j], want) {
-		return
-	}
-	if !*update {
-		t.Fatalf("the case field part of schema/%s is stale: run `go generate ./schema/...`", SchemaFile)
-	}
-	out := append(append(append([]byte(nil), src[:i]...), want...), src[j:]...)
-	if err := os.WriteFile(SchemaFile, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	checkCUEBlock(t, caseFieldsBegin, caseFieldsEnd, want, "case field part")
 }
