@@ -199,21 +199,21 @@ type caseIssue struct {
 }
 
 // caseFields are the fields of #Case: the keys Case writes.
-var caseFields = yamlKeys(reflect.TypeFor[Case]())
+var caseFields = YAMLKeys(reflect.TypeFor[Case]())
 
 // The fields of a message, a golden and a golden call: the keys their
 // types write.
 var (
-	messageFields    = yamlKeys(reflect.TypeFor[Message]())
-	goldenFields     = yamlKeys(reflect.TypeFor[Golden]())
-	goldenCallFields = yamlKeys(reflect.TypeFor[GoldenCall]())
-	goldenTurnFields = yamlKeys(reflect.TypeFor[GoldenTurn]())
-	userFields       = yamlKeys(reflect.TypeFor[User]())
+	messageFields    = YAMLKeys(reflect.TypeFor[Message]())
+	goldenFields     = YAMLKeys(reflect.TypeFor[Golden]())
+	goldenCallFields = YAMLKeys(reflect.TypeFor[GoldenCall]())
+	goldenTurnFields = YAMLKeys(reflect.TypeFor[GoldenTurn]())
+	userFields       = YAMLKeys(reflect.TypeFor[User]())
 )
 
-// yamlKeys returns the keys of the fields of struct type t that yaml
+// YAMLKeys returns the keys of the fields of struct type t that yaml
 // writes, in field order.
-func yamlKeys(t reflect.Type) []string {
+func YAMLKeys(t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)

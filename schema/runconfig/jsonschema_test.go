@@ -72,19 +72,6 @@ func TestCaseJSONSchemaDescriptions(t *testing.T) {
 	caseJSONSchema(t) // it resolves as a JSON Schema
 }
 
-// yamlKeys are the keys yaml writes for the fields of struct type t.
-func yamlKeys(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if f.IsExported() && name != "-" && name != "" {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // cueFields are the field names of a CUE struct value, and of every
 // struct it is a conjunction or disjunction of.
 func cueFields(t *testing.T, v cue.Value) []string {
@@ -122,7 +109,7 @@ func TestCaseFieldsAgree(t *testing.T) {
 	if err := load(); err != nil {
 		t.Fatal(err)
 	}
-	keys := func(t reflect.Type) []string { return yamlKeys(t) }
+	keys := schema.YAMLKeys
 	when := append(append([]string{"golden"}, matchers.WhenSelectors...), matchers.WhenOverrides...)
 	for _, tt := range []struct {
 		def, goName string
