@@ -49,7 +49,7 @@ func axesCUE() []byte {
 	}
 	var lines [][3]string
 	for _, a := range cell.Axes {
-		doc := "Each value is " + a.Doc + "."
+		doc := strings.Join(wrap("\t", "Each value is "+a.Doc+"."), "\n")
 		list := fmt.Sprintf("[%s, ...%s]", a.Type, a.Type)
 		if len(a.Default) == 0 {
 			lines = append(lines, [3]string{doc, a.Key + "!:", list})
@@ -98,38 +98,31 @@ func axesCUE() []byte {
 	return b.Bytes()
 }
 
-// writeFields writes doc, label: value lines indented by a tab, the
-// values of fields without a doc aligned, as cue fmt writes them.
-func writeFields(b *bytes.Buffer, lines [][3]string) {
-	w := 0
-	for _, l := range lines {
-		w = max(w, len(l[1]))
-	}
-	for _, l := range lines {
-		b.WriteString(comment("\t", l[0]))
-		if l[0] != "" {
-			fmt.Fprintf(b, "\t%s %s\n", l[1], l[2]) // a comment ends the aligned block
-			continue
-		}
-		fmt.Fprintf(b, "\t%-*s %s\n", w, l[1], l[2])
-	}
-}
-
 // comment writes text as // lines of at most 72 columns, indented.
 func comment(indent, text string) string {
 	var b strings.Builder
+	for _, line := range wrap(indent, text) {
+		b.WriteString(indent + "// " + line + "\n")
+	}
+	return b.String()
+}
+
+// wrap breaks text into the lines of a comment of at most 72 columns
+// indented by indent (tabs).
+func wrap(indent, text string) []string {
+	var out []string
 	line := ""
 	for _, w := range strings.Fields(text) {
 		if line != "" && len(indent)*8+3+len(line)+1+len(w) > 72 {
-			b.WriteString(indent + "// " + line + "\n")
+			out = append(out, line)
 			line = ""
 		}
 		line = strings.TrimPrefix(line+" "+w, " ")
 	}
 	if line != "" {
-		b.WriteString(indent + "// " + line + "\n")
+		out = append(out, line)
 	}
-	return b.String()
+	return out
 }
 
 // TestAxesCUEUpToDate: the axis part of toolward.cue is what the axis

@@ -122,17 +122,18 @@ func caseFieldsCUE() ([]byte, error) {
 			}
 			lines = append(lines, [3]string{doc, label, constraint})
 		}
-		writeFieldLines(&b, lines)
+		writeFields(&b, lines)
 		b.WriteString("}\n")
 	}
 	b.WriteString(caseFieldsEnd)
 	return b.Bytes(), nil
 }
 
-// writeFieldLines is writeFields with each doc written line for line as
-// the Go doc comment breaks it (a struct field is indented by one tab in
-// both).
-func writeFieldLines(b *bytes.Buffer, lines [][3]string) {
+// writeFields writes doc, label: value lines indented by a tab, each
+// doc line for line as given (a Go doc comment breaks it as CUE's would:
+// a struct field is indented by one tab in both), and the values of
+// fields without a doc aligned, as cue fmt writes them.
+func writeFields(b *bytes.Buffer, lines [][3]string) {
 	w := 0
 	for _, l := range lines {
 		w = max(w, len(l[1]))
