@@ -166,12 +166,31 @@ func (d *fastReader) key(first bool) []byte {
 	return nil
 }
 
-// once marks field bit of an object as seen; a key twice gives up.
-func (d *fastReader) once(seen *uint32, bit uint) {
-	if *seen&(1<<bit) != 0 {
-		d.fail()
+// fields reads an object into a struct whose JSON keys are known (null
+// leaves it as it is). field reads the value of each key it knows and
+// returns that field's number (below 32, one for each field); for a key
+// it does not know it reads nothing and returns -1, and the value is
+// skipped as unknown says. A key twice gives up.
+func (d *fastReader) fields(known []string, field func(k []byte) int) {
+	if !d.open('{') {
+		return
 	}
-	*seen |= 1 << bit
+	var seen uint32
+	for first := true; ; first = false {
+		k := d.key(first)
+		if k == nil {
+			return
+		}
+		n := field(k)
+		if n < 0 {
+			d.unknown(k, known)
+			continue
+		}
+		if seen&(1<<n) != 0 {
+			d.fail()
+		}
+		seen |= 1 << n
+	}
 }
 
 // unknown skips the value of a key that names no field of known (the
@@ -582,205 +601,163 @@ var (
 )
 
 func (d *fastReader) record(r *Record) {
-	if !d.open('{') {
+	if d.peek() != '{' {
 		d.fail() // null decodes to no record; encoding/json says so
 		return
 	}
-	var seen uint32
-	for first := true; ; first = false {
-		k := d.key(first)
-		if k == nil {
-			return
-		}
+	d.fields(recordKeys, func(k []byte) int {
 		switch string(k) {
 		case "version":
-			d.once(&seen, 0)
 			r.Version = d.int()
+			return 0
 		case "id":
-			d.once(&seen, 1)
 			r.ID = d.str()
+			return 1
 		case "case":
-			d.once(&seen, 2)
 			r.Case = d.str()
+			return 2
 		case "tags":
-			d.once(&seen, 3)
 			r.Tags = d.strings()
+			return 3
 		case "cell":
-			d.once(&seen, 4)
 			d.cell(&r.Cell)
+			return 4
 		case "outcome":
-			d.once(&seen, 5)
 			r.Outcome = Outcome(d.str())
+			return 5
 		case "reasons":
-			d.once(&seen, 6)
 			r.Reasons = list(d, d.reason)
+			return 6
 		case "error":
-			d.once(&seen, 7)
 			d.other(&r.Error)
+			return 7
 		case "rules":
-			d.once(&seen, 8)
 			r.Rules = d.str()
+			return 8
 		case "attempts":
-			d.once(&seen, 9)
 			r.Attempts = d.int()
+			return 9
 		case "trace":
-			d.once(&seen, 10)
 			d.trace(&r.Trace)
+			return 10
 		case "tokens":
-			d.once(&seen, 11)
 			d.tokens(&r.Tokens)
+			return 11
 		case "throttled":
-			d.once(&seen, 12)
 			d.other(&r.Throttled)
+			return 12
 		case "state":
-			d.once(&seen, 13)
 			d.other(&r.State)
+			return 13
 		case "started":
-			d.once(&seen, 14)
 			if b := d.raw(); !d.bad && r.Started.UnmarshalJSON(b) != nil {
 				d.fail()
 			}
+			return 14
 		case "duration_ms":
-			d.once(&seen, 15)
 			r.Duration = Millis(d.float())
+			return 15
 		case "truncated":
-			d.once(&seen, 16)
 			d.other(&r.Truncated)
-		default:
-			d.unknown(k, recordKeys)
+			return 16
 		}
-	}
+		return -1
+	})
 }
 
 func (d *fastReader) cell(c *Cell) {
-	if !d.open('{') {
-		return
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		k := d.key(first)
-		if k == nil {
-			return
-		}
+	d.fields(cellKeys, func(k []byte) int {
 		switch string(k) {
 		case "model":
-			d.once(&seen, 0)
 			c.Model = d.str()
+			return 0
 		case "seed":
-			d.once(&seen, 1)
 			c.Seed = d.int()
+			return 1
 		case "temperature":
-			d.once(&seen, 2)
 			c.Temperature = d.float()
+			return 2
 		case "tools":
-			d.once(&seen, 3)
 			c.Tools = d.str()
+			return 3
 		case "tool_count":
-			d.once(&seen, 4)
 			c.ToolCount = d.int()
+			return 4
 		case "confirm":
-			d.once(&seen, 5)
 			c.Confirm = cell.ConfirmMode(d.str())
+			return 5
 		case "descriptions":
-			d.once(&seen, 6)
 			c.Descriptions = d.str()
+			return 6
 		case "options":
-			d.once(&seen, 7)
 			c.Options = d.str()
-		default:
-			d.unknown(k, cellKeys)
+			return 7
 		}
-	}
+		return -1
+	})
 }
 
 func (d *fastReader) reason(r *matchers.Reason) {
-	if !d.open('{') {
-		return
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		k := d.key(first)
-		if k == nil {
-			return
-		}
+	d.fields(reasonKeys, func(k []byte) int {
 		switch string(k) {
 		case "code":
-			d.once(&seen, 0)
 			r.Code = d.str()
+			return 0
 		case "detail":
-			d.once(&seen, 1)
 			r.Detail = d.str()
-		default:
-			d.unknown(k, reasonKeys)
+			return 1
 		}
-	}
+		return -1
+	})
 }
 
 func (d *fastReader) tokens(t *Tokens) {
-	if !d.open('{') {
-		return
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		k := d.key(first)
-		if k == nil {
-			return
-		}
+	d.fields(tokensKeys, func(k []byte) int {
 		switch string(k) {
 		case "in":
-			d.once(&seen, 0)
 			t.In = d.int()
+			return 0
 		case "out":
-			d.once(&seen, 1)
 			t.Out = d.int()
+			return 1
 		case "cached":
-			d.once(&seen, 2)
 			t.Cached = d.int()
-		default:
-			d.unknown(k, tokensKeys)
+			return 2
 		}
-	}
+		return -1
+	})
 }
 
 func (d *fastReader) trace(t *Trace) {
-	if !d.open('{') {
-		return
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		k := d.key(first)
-		if k == nil {
-			return
-		}
+	d.fields(traceKeys, func(k []byte) int {
 		switch string(k) {
 		case "offered":
-			d.once(&seen, 0)
 			t.Offered = d.strings()
+			return 0
 		case "turns":
-			d.once(&seen, 1)
 			t.Turns = list(d, d.turn)
+			return 1
 		case "calls":
-			d.once(&seen, 2)
 			t.Calls = list(d, d.call)
+			return 2
 		case "answer":
-			d.once(&seen, 3)
 			t.Answer = d.str()
+			return 3
 		case "text_calls":
-			d.once(&seen, 4)
 			d.other(&t.TextCalls)
+			return 4
 		case "out_of_turns":
-			d.once(&seen, 5)
 			t.OutOfTurns = d.bool()
+			return 5
 		case "users":
-			d.once(&seen, 6)
 			d.other(&t.Users)
+			return 6
 		case "out_of_user_turns":
-			d.once(&seen, 7)
 			t.OutOfUserTurns = d.bool()
-		default:
-			d.unknown(k, traceKeys)
+			return 7
 		}
-	}
+		return -1
+	})
 }
 
 // text reads a text the summary view leaves out: checked and skipped
@@ -794,62 +771,44 @@ func (d *fastReader) text() string {
 }
 
 func (d *fastReader) turn(t *Turn) {
-	if !d.open('{') {
-		return
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		k := d.key(first)
-		if k == nil {
-			return
-		}
+	d.fields(turnKeys, func(k []byte) int {
 		switch string(k) {
 		case "content":
-			d.once(&seen, 0)
 			t.Content = d.text()
+			return 0
 		case "thinking":
-			d.once(&seen, 1)
 			t.Thinking = d.text()
+			return 1
 		case "tool_calls":
-			d.once(&seen, 2)
 			t.ToolCalls = d.int()
+			return 2
 		case "tokens":
-			d.once(&seen, 3)
 			d.tokens(&t.Tokens)
+			return 3
 		case "latency_ms":
-			d.once(&seen, 4)
 			t.Latency = Millis(d.float())
+			return 4
 		case "done_reason":
-			d.once(&seen, 5)
 			t.DoneReason = d.str()
+			return 5
 		case "host":
-			d.once(&seen, 6)
 			t.Host = d.str()
-		default:
-			d.unknown(k, turnKeys)
+			return 6
 		}
-	}
+		return -1
+	})
 }
 
 func (d *fastReader) call(c *Call) {
-	if !d.open('{') {
-		return
-	}
-	var seen uint32
-	for first := true; ; first = false {
-		k := d.key(first)
-		if k == nil {
-			return
-		}
+	d.fields(callKeys, func(k []byte) int {
 		switch string(k) {
 		case "turn":
-			d.once(&seen, 0)
 			c.Turn = d.int()
+			return 0
 		case "tool":
-			d.once(&seen, 1)
 			c.Tool = d.str()
+			return 1
 		case "args":
-			d.once(&seen, 2)
 			if !d.summary {
 				c.Args = d.object()
 			} else if b := d.peek(); b == '{' || b == 'n' {
@@ -857,42 +816,42 @@ func (d *fastReader) call(c *Call) {
 			} else {
 				d.fail()
 			}
+			return 2
 		case "raw_args":
-			d.once(&seen, 3)
 			c.RawArgs = d.text()
+			return 3
 		case "malformed":
-			d.once(&seen, 4)
 			c.Malformed = d.bool()
+			return 4
 		case "not_offered":
-			d.once(&seen, 5)
 			c.NotOffered = d.bool()
+			return 5
 		case "not_executed":
-			d.once(&seen, 6)
 			c.NotExecuted = d.str()
+			return 6
 		case "confirm":
-			d.once(&seen, 7)
 			c.Confirm = d.str()
+			return 7
 		case "elicitations":
-			d.once(&seen, 8)
 			c.Elicitations = d.strings()
+			return 8
 		case "result":
-			d.once(&seen, 9)
 			c.Result = d.text()
+			return 9
 		case "structured":
-			d.once(&seen, 10)
 			if d.summary {
 				d.skip()
 			} else {
 				c.Structured = d.value()
 			}
+			return 10
 		case "is_error":
-			d.once(&seen, 11)
 			c.IsError = d.bool()
+			return 11
 		case "latency_ms":
-			d.once(&seen, 12)
 			c.Latency = Millis(d.float())
-		default:
-			d.unknown(k, callKeys)
+			return 12
 		}
-	}
+		return -1
+	})
 }
