@@ -51,17 +51,8 @@ func TestHostileAnswers(t *testing.T) {
 			t.Run(tc.mode+"/"+kind, func(t *testing.T) {
 				t.Parallel()
 				ctx := safety(t)
-				src, err := Open(ctx, Options{Server: srv, Limits: Limits{Message: smallMessage}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer src.Close()
-				sess, err := src.Session(ctx, ConfirmAuto)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer sess.Close()
-				_, err = sess.Call(ctx, "echo", nil, 50*time.Second)
+				_, sess := openSession(t, ctx, Options{Server: srv, Limits: Limits{Message: smallMessage}})
+				_, err := sess.Call(ctx, "echo", nil, 50*time.Second)
 				var se *Error
 				if !errors.As(err, &se) || se.Kind != "mcp" || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("err = %v, want an mcp *Error saying %q", err, tc.want)
@@ -129,17 +120,8 @@ func TestFloodingServer(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			ctx := safety(t)
-			src, err := Open(ctx, Options{Server: srv, Limits: Limits{Pending: 8}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			sess, err := src.Session(ctx, ConfirmAuto)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			_, err = sess.Call(ctx, "echo", nil, 50*time.Second)
+			_, sess := openSession(t, ctx, Options{Server: srv, Limits: Limits{Pending: 8}})
+			_, err := sess.Call(ctx, "echo", nil, 50*time.Second)
 			var le *LimitError
 			if !errors.As(err, &le) || le.Name != "session.MaxPending" {
 				t.Fatalf("err = %v, want the pending-requests limit", err)

@@ -151,10 +151,16 @@ func selfServer(exe, role string) schema.Server {
 // openHang opens a roleHang server and a session on it.
 func openHang(t *testing.T, opts Options) (*Source, *Session) {
 	t.Helper()
-	ctx := context.Background()
 	if opts.Server.Command == nil {
 		opts.Server = selfCommand(t, roleHang)
 	}
+	return openSession(t, context.Background(), opts)
+}
+
+// openSession opens a Source and a ConfirmAuto session on it, both
+// closed when the test ends.
+func openSession(t *testing.T, ctx context.Context, opts Options) (*Source, *Session) {
+	t.Helper()
 	src, err := Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -31,16 +31,7 @@ func TestBusyGetStreamBounded(t *testing.T) {
 	}))
 	t.Cleanup(hs.Close)
 	ctx := safety(t)
-	src, err := Open(ctx, Options{Server: schema.Server{URL: hs.URL}, Limits: Limits{StreamRefusals: refusals}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	sess, err := src.Session(ctx, ConfirmAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	_, sess := openSession(t, ctx, Options{Server: schema.Server{URL: hs.URL}, Limits: Limits{StreamRefusals: refusals}})
 	for i := range refusals {
 		select {
 		case <-gets:
