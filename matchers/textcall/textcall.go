@@ -216,11 +216,11 @@ func (s *Set) FindWithin(text string, b *Budget) []Found {
 		f := &s.Families[i]
 		for pos := 0; pos < len(text) && candidates > 0 && len(sc.found) < MaxFound && !sc.spent(); {
 			if f.first != nil { // no match starts before the next of these bytes
-				i := f.first.index(text[pos:])
-				if i < 0 {
+				skip := f.first.index(text[pos:])
+				if skip < 0 {
 					break
 				}
-				pos += i
+				pos += skip
 			}
 			m := f.re.FindStringSubmatchIndex(text[pos:])
 			if m == nil {
