@@ -10,10 +10,10 @@ import (
 // Quantile's exactly. Past that it counts values in logarithmic buckets:
 // memory then grows with the logarithm of the values' range, not their
 // number (about 9 KiB per factor of 10 between the smallest and largest
-// magnitude, and up to half again of room to grow), and a quantile is within SketchError of the exact one,
-// relative to the larger magnitude of the two order statistics it
-// interpolates (for values of one sign, such as latencies, relative to
-// the quantile itself). The result depends only on the values added, not
+// magnitude, and up to half again of room to grow), and a quantile is
+// within SketchError of the exact one, relative to the larger magnitude
+// of the two order statistics it interpolates (for values of one sign,
+// such as latencies, relative to the quantile itself). The result depends only on the values added, not
 // their order. The zero Sketch is empty and ready to use.
 type Sketch struct {
 	exact    []float64
