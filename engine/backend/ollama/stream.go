@@ -53,8 +53,9 @@ const (
 	// lineSlack is how far past the reply's remaining room one line may
 	// run: the JSON around the text (model, created_at, escaping).
 	lineSlack = 64 << 10
-	// maxErrorBody is how much of an error reply is read.
-	maxErrorBody = 64 << 10
+	// maxErrorBody is how much of an error reply is read: what every
+	// HTTP backend reads (backend.MaxErrorBody).
+	maxErrorBody = backend.MaxErrorBody
 )
 
 // errCut stops reading a reply that reached its size limit.
