@@ -152,14 +152,15 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 			if len(errs) > 0 || len(unknown) > 0 {
 				continue
 			}
-			for _, c := range schema.UncoveredCases(cs, filterCases(cfg, mine)) {
+			selected := filterCases(cfg, mine)
+			for _, c := range schema.UncoveredCases(cs, selected) {
 				v.errs = append(v.errs, &schema.Error{File: cfg.File, Path: "backend.replay",
 					Msg: fmt.Sprintf("case %s (%s:%d) has no cassette in %s: every run of it would fail as cassette_miss; "+
 						"write one (case: %s), or record one with toolward run CONFIG --record DIR against a real model", c.ID, c.File, c.Line, dir, c.ID)})
 			}
-			v.errs = append(v.errs, modelCassettes(cfg, filterCases(cfg, mine), cs, dir)...)
+			v.errs = append(v.errs, modelCassettes(cfg, selected, cs, dir)...)
 			if simDir != "" && samePath(simDir, dir) {
-				v.errs = append(v.errs, userCassettes(cfg, filterCases(cfg, mine), cs, dir)...)
+				v.errs = append(v.errs, userCassettes(cfg, selected, cs, dir)...)
 			}
 		}
 	}
