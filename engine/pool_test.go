@@ -18,7 +18,9 @@ import (
 // TestPoolSurvivesKilledHost: backend.ollama.hosts with three hosts, one
 // killed while it serves a turn. Every run passes on the first attempt
 // (the turn goes to another host), and every turn names the host that
-// served it.
+// served it. Host a takes one turn at a time, so the turn it answers is
+// delivered whole before the turn that kills it arrives (two at once
+// raced: closing a cut the answer still on its way too).
 func TestPoolSurvivesKilledHost(t *testing.T) {
 	hit := make(chan struct{})
 	script := func(kill bool) fakeollama.Script {
@@ -51,7 +53,7 @@ import "list"
 name: "pool"
 cases: ["cases/*.yaml"]
 server: builtin: {}
-backend: ollama: {hosts: [%q, %q, {url: %q, concurrency: 1}], host_concurrency: 2}
+backend: ollama: {hosts: [{url: %q, concurrency: 1}, %q, {url: %q, concurrency: 1}], host_concurrency: 2}
 matrix: {models: [%q], seeds: [for s in list.Range(1, 61, 1) {s}]}
 limits: {concurrency: 4, retries: 0}
 `, a.URL, b.URL, c.URL, fakeollama.DefaultModel)), 0o644)
