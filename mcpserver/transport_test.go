@@ -24,8 +24,11 @@ import (
 
 const initializeJSON = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 
+// The HTTP tests serve a server of their own (fresh): a session their
+// raw requests leave open would count against the shared server's
+// session limit in every later test of the package.
 func TestHTTP(t *testing.T) {
-	s := shared(t)
+	s := fresh(t)
 	ts := httptest.NewServer(s.HTTPHandler(HTTPOptions{Token: "s3cret", MaxBodyBytes: 64 << 10}))
 	defer ts.Close()
 	url := ts.URL + Path
@@ -125,7 +128,7 @@ func TestCheckListenAddr(t *testing.T) {
 }
 
 func TestListenAndServeHTTP(t *testing.T) {
-	s := shared(t)
+	s := fresh(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
@@ -352,8 +355,9 @@ func trickle(c net.Conn, body string, every time.Duration) {
 // for the body, here for an hour), and the connection is closed within
 // the body timeout.
 func TestHTTPSlowBody(t *testing.T) {
-	short := listen(t, shared(t), HTTPOptions{Token: "s3cret", BodyTimeout: 200 * time.Millisecond})
-	long := listen(t, shared(t), HTTPOptions{Token: "s3cret", BodyTimeout: time.Hour})
+	s := fresh(t)
+	short := listen(t, s, HTTPOptions{Token: "s3cret", BodyTimeout: 200 * time.Millisecond})
+	long := listen(t, s, HTTPOptions{Token: "s3cret", BodyTimeout: time.Hour})
 	for _, tc := range []struct {
 		addr, token string
 		status      int
