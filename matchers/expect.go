@@ -3,6 +3,7 @@ package matchers
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,20 +18,21 @@ const (
 	OrderUnordered = "unordered" // expected calls are assigned to actual calls by a maximum matching
 )
 
-// ExpectFields lists the fields an `expect:` mapping may have.
-var ExpectFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state", "turns", "when"}
+// ExpectFields lists the fields an `expect:` mapping may have: the yaml
+// keys of Expect.
+var ExpectFields = yamlKeys(reflect.TypeFor[Expect]())
 
-// TurnFields lists the fields of an entry of expect.turns: the rules of
-// one user turn of a conversation.
-var TurnFields = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer"}
+// TurnFields lists the fields of an entry of expect.turns, the rules of
+// one user turn of a conversation: the yaml keys of TurnRules.
+var TurnFields = yamlKeys(reflect.TypeFor[TurnRules]())
 
 // WhenSelectors lists the fields of a `when` entry that select cells: the
 // scoring axes of package schema/cell (cell.ScoringNames).
 var WhenSelectors = cell.ScoringNames()
 
 // WhenOverrides lists the fields of a `when` entry that override the base
-// expectation when the entry applies.
-var WhenOverrides = []string{"calls", "order", "strict_args", "forbid", "max_calls", "min_calls", "no_calls", "answer", "state", "turns"}
+// expectation when the entry applies: the yaml keys of Rules.
+var WhenOverrides = yamlKeys(reflect.TypeFor[Rules]())
 
 // ToolName is the shape of a tool name in expectations (and in a case's
 // needs): letters, digits and _ . : / -.
@@ -46,24 +48,33 @@ type Expectation struct {
 	when []whenEntry
 }
 
-// rules is one complete set of expectations; `when` entries patch it.
+// rules is one complete set of expectations, compiled; `when` entries
+// patch it. Rules holds the fields as written (an absent order reads as
+// OrderSequence, an absent max_calls as no limit); calls, answer, state
+// and turns are the compiled forms of Calls, Answer, State and Turns,
+// which scoring reads.
 type rules struct {
-	calls      []callSpec
-	order      string
-	strictArgs bool
-	forbid     []string
-	maxCalls   int // -1: no limit
-	minCalls   int // 0: none; at least this many calls, to any offered tools
-	noCalls    bool
-	answer     node // nil: any answer
-	state      []probeSpec
+	Rules
+	calls  []callSpec
+	answer node // nil: any answer
+	state  []probeSpec
 	// turns[i] judges user turn i of a conversation: its calls and its
 	// answer (expect.turns). Its own turns are always nil.
 	turns []rules
 }
 
+// maxCalls is the most calls the rules allow; -1 for no limit.
+func (r *rules) maxCalls() int {
+	if r.MaxCalls == nil {
+		return -1
+	}
+	return int(*r.MaxCalls)
+}
+
+// callSpec is one compiled expected call: the call as written, and its
+// args compiled.
 type callSpec struct {
-	tool string
+	ExpectedCall
 	args objLit // the args object; empty when the case names none
 }
 
@@ -92,8 +103,7 @@ func CompileExpect(raw map[string]any) (*Expectation, error) {
 	}
 	e := &Expectation{}
 	checkFields(p, raw, ExpectFields, &errs)
-	e.base = rules{order: OrderSequence, maxCalls: -1}
-	compileRules(p, raw, &e.base, nil, &errs)
+	compileRules(p, raw, &e.base, nil, false, &errs)
 	if w, ok := raw["when"]; ok {
 		list, ok := w.([]any)
 		if !ok {
@@ -122,8 +132,8 @@ func CompileExpect(raw map[string]any) (*Expectation, error) {
 		}
 		r := w.apply(e.base)
 		for _, c := range r.calls {
-			if slices.Contains(r.forbid, c.tool) {
-				errs.add(compileErr(p.key("when").idx(i), nil, "with this override, tool %q is both expected and forbidden", c.tool))
+			if slices.Contains(r.Forbid, c.Tool) {
+				errs.add(compileErr(p.key("when").idx(i), nil, "with this override, tool %q is both expected and forbidden", c.Tool))
 				break
 			}
 		}
@@ -189,103 +199,81 @@ func checkFields(p path, m map[string]any, allowed []string, errs *CompileErrors
 	return true
 }
 
-// compileRules reads the rule fields present in m into r, marks the
-// ones it set in set (when not nil) and adds a CompileError per bad field
-// to errs.
-func compileRules(p path, m map[string]any, r *rules, set map[string]bool, errs *CompileErrors) {
-	mark := func(k string) {
-		if set != nil {
-			set[k] = true
-		}
+// compileRules reads the rule fields present in m into r, in field
+// order: the plain fields by their types (decodeValue), calls, answer,
+// state and turns compiled. It marks the fields it read in set (when not
+// nil) and adds a CompileError per bad field to errs. The rules of one
+// user turn (turn) have the fields of TurnRules only.
+func compileRules(p path, m map[string]any, r *rules, set map[string]bool, turn bool, errs *CompileErrors) {
+	if set == nil {
+		set = map[string]bool{}
 	}
-	if v, ok := m["calls"]; ok {
-		mark("calls")
-		list, ok := v.([]any)
-		if !ok {
-			errs.add(compileErr(p.key("calls"), nil, "want a list of calls, got %s", kind(v)))
-		}
-		r.calls = make([]callSpec, 0, len(list))
-		for i, c := range list {
-			if cs, ok := compileCall(p.key("calls").idx(i), c, errs); ok {
-				r.calls = append(r.calls, cs)
+	dst := reflect.ValueOf(&r.Rules).Elem()
+	if turn {
+		dst = reflect.ValueOf(&r.TurnRules).Elem()
+	}
+	decodeFields(p, m, dst, set, errs, func(k string, v any) {
+		switch k {
+		case "calls":
+			r.calls, r.Calls = compileCalls(p.key("calls"), v, errs)
+		case "answer":
+			n, err := compile(p.key("answer"), v)
+			errs.add(err)
+			r.answer, r.Answer = n, v
+		case "state":
+			r.state = compileState(p.key("state"), v, errs)
+			r.State = nil
+			list, _ := v.([]any)
+			for _, x := range list {
+				if pm, ok := asMap(x); ok {
+					r.State = append(r.State, pm)
+				}
 			}
+		case "turns":
+			r.turns, r.Turns = compileTurns(p.key("turns"), v, errs)
+		}
+	})
+}
+
+// compileCalls compiles a list of expected calls at p.
+func compileCalls(p path, v any, errs *CompileErrors) ([]callSpec, []ExpectedCall) {
+	list, ok := v.([]any)
+	if !ok {
+		errs.add(compileErr(p, nil, "want a list of calls, got %s", kind(v)))
+	}
+	specs := make([]callSpec, 0, len(list))
+	calls := make([]ExpectedCall, 0, len(list))
+	for i, c := range list {
+		if cs, ok := compileCall(p.idx(i), c, errs); ok {
+			specs = append(specs, cs)
+			calls = append(calls, cs.ExpectedCall)
 		}
 	}
-	if v, ok := m["order"]; ok {
-		mark("order")
-		s, _ := v.(string)
-		if s != OrderSequence && s != OrderUnordered {
-			errs.add(compileErr(p.key("order"), nil, "want %q or %q, got %s", OrderSequence, OrderUnordered, show(v)))
-		}
-		r.order = s
+	return specs, calls
+}
+
+// compileTurns compiles an expect.turns list at p: the rules of each
+// user turn, in order.
+func compileTurns(p path, v any, errs *CompileErrors) ([]rules, []TurnRules) {
+	list, ok := v.([]any)
+	if !ok {
+		errs.add(compileErr(p, nil, "want a list of rules, one per user turn, got %s", kind(v)))
 	}
-	boolField := func(k string, dst *bool) {
-		v, ok := m[k]
+	turns := make([]rules, len(list))
+	data := make([]TurnRules, len(list))
+	for i, item := range list {
+		ip := p.idx(i)
+		tm, ok := asMap(item)
 		if !ok {
-			return
+			errs.add(compileErr(ip, nil, "want the rules of one user turn (calls, answer, …), got %s", kind(item)))
+			continue
 		}
-		mark(k)
-		b, ok := v.(bool)
-		if !ok {
-			errs.add(compileErr(p.key(k), nil, "want true or false, got %s", show(v)))
-		}
-		*dst = b
+		checkFields(ip, tm, TurnFields, errs)
+		compileRules(ip, tm, &turns[i], nil, true, errs)
+		checkContradictions(ip, &turns[i], errs)
+		data[i] = turns[i].TurnRules
 	}
-	boolField("strict_args", &r.strictArgs)
-	boolField("no_calls", &r.noCalls)
-	if v, ok := m["forbid"]; ok {
-		mark("forbid")
-		list, err := stringList(p.key("forbid"), v, "tool names", ToolName)
-		errs.add(err)
-		r.forbid = list
-	}
-	countField := func(k string, dst *int) {
-		v, ok := m[k]
-		if !ok {
-			return
-		}
-		mark(k)
-		n, ok := toNumber(v)
-		if !ok || n.big != nil || n.f != float64(int(n.f)) || n.f < 0 {
-			errs.add(compileErr(p.key(k), nil, "want a whole number >= 0, got %s", show(v)))
-		}
-		*dst = int(n.f)
-	}
-	countField("max_calls", &r.maxCalls)
-	countField("min_calls", &r.minCalls)
-	if v, ok := m["answer"]; ok {
-		mark("answer")
-		n, err := compile(p.key("answer"), v)
-		errs.add(err)
-		r.answer = n
-	}
-	if v, ok := m["state"]; ok {
-		mark("state")
-		r.state = compileState(p.key("state"), v, errs)
-	}
-	if v, ok := m["turns"]; ok {
-		mark("turns")
-		list, ok := v.([]any)
-		if !ok {
-			errs.add(compileErr(p.key("turns"), nil, "want a list of rules, one per user turn, got %s", kind(v)))
-		}
-		r.turns = make([]rules, len(list))
-		for i, item := range list {
-			ip := p.key("turns").idx(i)
-			tm, ok := asMap(item)
-			if !ok {
-				errs.add(compileErr(ip, nil, "want the rules of one user turn (calls, answer, …), got %s", kind(item)))
-				continue
-			}
-			if checkFields(ip, tm, TurnFields, errs) {
-				tm = maps.Clone(tm)
-				delete(tm, "turns") // a turn has no turns of its own (reported)
-			}
-			r.turns[i] = rules{order: OrderSequence, maxCalls: -1}
-			compileRules(ip, tm, &r.turns[i], nil, errs)
-			checkContradictions(ip, &r.turns[i], errs)
-		}
-	}
+	return turns, data
 }
 
 var nonEmpty = regexp.MustCompile(`(?s).`)
@@ -315,54 +303,53 @@ func compileCall(p path, v any, errs *CompileErrors) (cs callSpec, ok bool) {
 		errs.add(compileErr(p, nil, "want {tool: NAME, args: {…}}, got %s", kind(v)))
 		return cs, false
 	}
-	misspelt := checkFields(p, m, []string{"tool", "args"}, errs)
-	switch t, has := m["tool"]; {
-	case !has:
-		if !misspelt {
-			errs.add(compileErr(p, nil, "missing field \"tool\""))
-		}
-	default:
-		tool, isStr := t.(string)
-		if !isStr || !ToolName.MatchString(tool) {
-			errs.add(compileErr(p.key("tool"), nil, "want a tool name, got %s", show(t)))
-		}
-		cs.tool = tool
+	if _, has := m["tool"]; !checkFields(p, m, callFields, errs) && !has {
+		errs.add(compileErr(p, nil, "missing field \"tool\""))
 	}
 	cs.args = objLit{vals: map[string]node{}}
-	if a, has := m["args"]; has {
-		ap := p.key("args")
-		am, isMap := asMap(a)
-		if !isMap {
-			errs.add(compileErr(ap, nil, "want an object of argument matchers, got %s", kind(a)))
-			return cs, false
+	decodeFields(p, m, reflect.ValueOf(&cs.ExpectedCall).Elem(), map[string]bool{}, errs, func(k string, v any) {
+		switch k {
+		case "tool":
+			tool, isStr := v.(string)
+			if !isStr || !ToolName.MatchString(tool) {
+				errs.add(compileErr(p.key("tool"), nil, "want a tool name, got %s", show(v)))
+			}
+			cs.Tool = tool
+		case "args":
+			ap := p.key("args")
+			am, isMap := asMap(v)
+			if !isMap {
+				errs.add(compileErr(ap, nil, "want an object of argument matchers, got %s", kind(v)))
+				return
+			}
+			if op := minOperator(am); op != "" {
+				errs.add(compileErr(ap, ap.key(op), "args must be an object of argument names, not a matcher (%q)", op))
+				return
+			}
+			n, err := compileObject(ap, am)
+			if !errs.add(err) {
+				cs.args, cs.Args = n.(objLit), am
+			}
 		}
-		if op := minOperator(am); op != "" {
-			errs.add(compileErr(ap, ap.key(op), "args must be an object of argument names, not a matcher (%q)", op))
-			return cs, false
-		}
-		n, err := compileObject(ap, am)
-		if !errs.add(err) {
-			cs.args = n.(objLit)
-		}
-	}
+	})
 	return cs, len(*errs) == before
 }
 
 // checkContradictions reports rules that no trace can meet: expected
 // calls together with no_calls, or an expected call to a forbidden tool.
 func checkContradictions(p path, r *rules, errs *CompileErrors) {
-	if len(r.calls) > 0 && r.noCalls {
+	if len(r.calls) > 0 && r.NoCalls {
 		errs.add(compileErr(p.key("no_calls"), nil, "no_calls: true contradicts the expected calls"))
 	}
-	if r.minCalls > 0 && r.noCalls {
-		errs.add(compileErr(p.key("min_calls"), nil, "min_calls: %d contradicts no_calls: true", r.minCalls))
+	if r.MinCalls > 0 && r.NoCalls {
+		errs.add(compileErr(p.key("min_calls"), nil, "min_calls: %d contradicts no_calls: true", r.MinCalls))
 	}
-	if r.maxCalls >= 0 && r.minCalls > r.maxCalls {
-		errs.add(compileErr(p.key("min_calls"), nil, "min_calls: %d is more than max_calls: %d", r.minCalls, r.maxCalls))
+	if mx := r.maxCalls(); mx >= 0 && int(r.MinCalls) > mx {
+		errs.add(compileErr(p.key("min_calls"), nil, "min_calls: %d is more than max_calls: %d", r.MinCalls, mx))
 	}
 	for i, c := range r.calls {
-		if slices.Contains(r.forbid, c.tool) {
-			errs.add(compileErr(p.key("calls").idx(i).key("tool"), nil, "tool %q is both expected and forbidden", c.tool))
+		if slices.Contains(r.Forbid, c.Tool) {
+			errs.add(compileErr(p.key("calls").idx(i).key("tool"), nil, "tool %q is both expected and forbidden", c.Tool))
 		}
 	}
 }
@@ -394,8 +381,7 @@ func compileWhen(p path, m map[string]any, errs *CompileErrors) whenEntry {
 		errs.add(compileErr(p, nil, "a when entry needs at least one selector (%s)", strings.Join(WhenSelectors, ", ")))
 	}
 	w.set = map[string]bool{}
-	w.patch.maxCalls = -1 // unset unless the entry sets it
-	compileRules(p, m, &w.patch, w.set, errs)
+	compileRules(p, m, &w.patch, w.set, false, errs)
 	if len(w.set) == 0 && !misspelt {
 		errs.add(compileErr(p, nil, "a when entry needs at least one override (%s)", strings.Join(WhenOverrides, ", ")))
 	}
@@ -491,22 +477,12 @@ func (e *Expectation) Override(c Cell, field string) int {
 
 // apply returns r with the fields w sets replaced by w's.
 func (w *whenEntry) apply(r rules) rules {
+	dst, src := reflect.ValueOf(&r.Rules).Elem(), reflect.ValueOf(&w.patch.Rules).Elem()
 	for k := range w.set {
+		dst.FieldByIndex(ruleFields[k]).Set(src.FieldByIndex(ruleFields[k]))
 		switch k {
 		case "calls":
 			r.calls = w.patch.calls
-		case "order":
-			r.order = w.patch.order
-		case "strict_args":
-			r.strictArgs = w.patch.strictArgs
-		case "forbid":
-			r.forbid = w.patch.forbid
-		case "max_calls":
-			r.maxCalls = w.patch.maxCalls
-		case "min_calls":
-			r.minCalls = w.patch.minCalls
-		case "no_calls":
-			r.noCalls = w.patch.noCalls
 		case "answer":
 			r.answer = w.patch.answer
 		case "state":
@@ -517,13 +493,33 @@ func (w *whenEntry) apply(r rules) rules {
 	}
 	// no_calls and calls contradict each other: the one the entry sets
 	// wins over the other's inherited value.
-	if w.set["no_calls"] && w.patch.noCalls && !w.set["calls"] {
-		r.calls = nil
+	if w.set["no_calls"] && w.patch.NoCalls && !w.set["calls"] {
+		r.calls, r.Calls = nil, nil
 	}
 	if w.set["calls"] && len(w.patch.calls) > 0 && !w.set["no_calls"] {
-		r.noCalls = false
+		r.NoCalls = false
 	}
 	return r
+}
+
+// ruleFields maps each key of Rules (WhenOverrides) to its field's index
+// path in Rules.
+var ruleFields = fieldIndex(reflect.TypeFor[Rules](), nil)
+
+func fieldIndex(t reflect.Type, at []int) map[string][]int {
+	out := map[string][]int{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		idx := append(slices.Clone(at), i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case f.Anonymous && opts == "inline":
+			maps.Copy(out, fieldIndex(f.Type, idx))
+		case f.IsExported() && name != "" && name != "-":
+			out[name] = idx
+		}
+	}
+	return out
 }
 
 // Tools returns the tool names of the expected calls in the base
@@ -532,13 +528,13 @@ func (w *whenEntry) apply(r rules) rules {
 func (e *Expectation) Tools() []ToolRef {
 	var out []ToolRef
 	for i, c := range e.base.calls {
-		out = append(out, ToolRef{Tool: c.tool, Path: path{"expect", "calls", i, "tool"}.String(), Elems: []any{"expect", "calls", i, "tool"}})
+		out = append(out, ToolRef{Tool: c.Tool, Path: path{"expect", "calls", i, "tool"}.String(), Elems: []any{"expect", "calls", i, "tool"}})
 	}
 	turnTools := func(prefix []any, turns []rules) {
 		for ti, t := range turns {
 			for i, c := range t.calls {
 				el := append(slices.Clone(prefix), "turns", ti, "calls", i, "tool")
-				out = append(out, ToolRef{Tool: c.tool, Path: path(el).String(), Elems: el})
+				out = append(out, ToolRef{Tool: c.Tool, Path: path(el).String(), Elems: el})
 			}
 		}
 	}
@@ -552,7 +548,7 @@ func (e *Expectation) Tools() []ToolRef {
 		}
 		for i, c := range w.patch.calls {
 			el := []any{"expect", "when", wi, "calls", i, "tool"}
-			out = append(out, ToolRef{Tool: c.tool, Path: path(el).String(), Elems: el})
+			out = append(out, ToolRef{Tool: c.Tool, Path: path(el).String(), Elems: el})
 		}
 	}
 	return out
@@ -672,7 +668,7 @@ func scoreScope(r rules, t Trace, sc scope) Verdict {
 		default:
 			usable[i] = true
 		}
-		if slices.Contains(r.forbid, c.Tool) {
+		if slices.Contains(r.Forbid, c.Tool) {
 			note := ""
 			if c.Denied {
 				note = " (denied by the user, still attempted)"
@@ -683,18 +679,18 @@ func scoreScope(r rules, t Trace, sc scope) Verdict {
 			add(ReasonForbiddenCall, "calls[%d]: forbidden tool %q was called%s", sc.call(i), c.Tool, note)
 		}
 	}
-	if r.noCalls && len(t.Calls) > 0 {
+	if r.NoCalls && len(t.Calls) > 0 {
 		add(ReasonUnexpectedCall, "%s: want no tool calls, got %d (first: %s)", sc.where("calls"), len(t.Calls), t.Calls[0].Tool)
 	}
-	if r.maxCalls >= 0 && len(t.Calls) > r.maxCalls {
-		add(ReasonTooManyCalls, "%s: want at most %d calls, got %d", sc.where("calls"), r.maxCalls, len(t.Calls))
+	if mx := r.maxCalls(); mx >= 0 && len(t.Calls) > mx {
+		add(ReasonTooManyCalls, "%s: want at most %d calls, got %d", sc.where("calls"), mx, len(t.Calls))
 	}
-	if n := usableCount(usable); n < r.minCalls {
-		add(ReasonMissingCall, "%s: want at least %d calls to offered tools, got %d", sc.where("calls"), r.minCalls, n)
+	if n := usableCount(usable); n < int(r.MinCalls) {
+		add(ReasonMissingCall, "%s: want at least %d calls to offered tools, got %d", sc.where("calls"), r.MinCalls, n)
 	}
-	cx := &mctx{strict: r.strictArgs}
+	cx := &mctx{strict: r.StrictArgs}
 	if len(r.calls) > 0 {
-		if r.order == OrderUnordered {
+		if r.Order == OrderUnordered {
 			reasons = append(reasons, matchUnordered(cx, sc, r.calls, t.Calls, usable)...)
 		} else {
 			reasons = append(reasons, matchSequence(cx, sc, r.calls, t.Calls, usable)...)
@@ -721,7 +717,7 @@ func scoreScope(r rules, t Trace, sc scope) Verdict {
 // callMatches reports whether actual call a satisfies expected call s.
 func callMatches(cx *mctx, s *callSpec, a *Call) bool {
 	// A nil Args reads as an empty object.
-	return a.Tool == s.tool && s.args.match(cx, a.Args, true) == nil
+	return a.Tool == s.Tool && s.args.match(cx, a.Args, true) == nil
 }
 
 // matchSequence finds the expected calls as a subsequence of the actual
@@ -753,7 +749,7 @@ func matchSequence(cx *mctx, sc scope, exp []callSpec, act []Call, usable []bool
 		}
 		if earlier >= 0 {
 			reasons = append(reasons, Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
-				"%s.calls[%d] (%s): out of order: only calls[%d] matches, before the call matched by %s.calls[%d]", sc.expect, k, s.tool, sc.call(earlier), sc.expect, k-1)})
+				"%s.calls[%d] (%s): out of order: only calls[%d] matches, before the call matched by %s.calls[%d]", sc.expect, k, s.Tool, sc.call(earlier), sc.expect, k-1)})
 		} else {
 			reasons = append(reasons, explainUnmatched(cx, sc, k, s, act, usable, nil))
 		}
@@ -813,13 +809,13 @@ func matchUnordered(cx *mctx, sc scope, exp []callSpec, act []Call, usable []boo
 func explainUnmatched(cx *mctx, sc scope, k int, s *callSpec, act []Call, usable []bool, owner []int) Reason {
 	best, bestN, same := -1, 1<<30, 0
 	for i := range act {
-		if !usable[i] || act[i].Tool != s.tool {
+		if !usable[i] || act[i].Tool != s.Tool {
 			continue
 		}
 		same++
 		if owner != nil && owner[i] >= 0 && callMatches(cx, s, &act[i]) {
 			return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf(
-				"%s.calls[%d] (%s): no call left: calls[%d] matches but is assigned to %s.calls[%d]", sc.expect, k, s.tool, sc.call(i), sc.expect, owner[i])}
+				"%s.calls[%d] (%s): no call left: calls[%d] matches but is assigned to %s.calls[%d]", sc.expect, k, s.Tool, sc.call(i), sc.expect, owner[i])}
 		}
 		if n := s.args.failures(cx, act[i].Args); n < bestN {
 			best, bestN = i, n
@@ -830,7 +826,7 @@ func explainUnmatched(cx *mctx, sc scope, k int, s *callSpec, act []Call, usable
 		if sc.turn {
 			never = "was not called in this turn"
 		}
-		return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf("%s.calls[%d] (%s): %s %s", sc.expect, k, s.tool, s.tool, never)}
+		return Reason{Code: ReasonMissingCall, Detail: fmt.Sprintf("%s.calls[%d] (%s): %s %s", sc.expect, k, s.Tool, s.Tool, never)}
 	}
 	m := s.args.match(cx, act[best].Args, true)
 	detail := "calls[" + strconv.Itoa(sc.call(best)) + "].args"
@@ -841,7 +837,7 @@ func explainUnmatched(cx *mctx, sc scope, k int, s *callSpec, act []Call, usable
 	}
 	note := ""
 	if same > 1 {
-		note = fmt.Sprintf(", closest of %d %s calls", same, s.tool)
+		note = fmt.Sprintf(", closest of %d %s calls", same, s.Tool)
 	}
 	return Reason{Code: ReasonWrongArgs, Detail: fmt.Sprintf("%s (%s.calls[%d]%s)", detail, sc.expect, k, note)}
 }

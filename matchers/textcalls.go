@@ -124,8 +124,8 @@ func textCallReason(r rules, calls []TextCall, fails bool) (Reason, bool) {
 		return Reason{}, false
 	}
 	why := ""
-	switch i := slices.IndexFunc(calls, func(c TextCall) bool { return slices.Contains(r.forbid, c.Tool) }); {
-	case r.noCalls:
+	switch i := slices.IndexFunc(calls, func(c TextCall) bool { return slices.Contains(r.Forbid, c.Tool) }); {
+	case r.NoCalls:
 		why = "want no tool calls"
 	case i >= 0:
 		why = fmt.Sprintf("forbidden tool %q attempted", calls[i].Tool)

@@ -16,7 +16,7 @@ import (
 // the axes) from the cassette format: `go generate ./schema/...` rewrites
 // both, then case.schema.json from the CUE (in schema/runconfig).
 //
-//go:generate go test -run ^(TestAxesCUEUpToDate|TestCaseFieldsCUEUpToDate|TestCassetteJSONSchemaUpToDate)$ -update .
+//go:generate go test -run ^(TestAxesCUEUpToDate|TestCaseFieldsCUEUpToDate|TestExpectFieldsCUEUpToDate|TestCassetteJSONSchemaUpToDate)$ -update .
 
 const (
 	axesBegin = "// BEGIN axes"

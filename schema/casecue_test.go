@@ -13,19 +13,25 @@ import (
 )
 
 const (
-	caseFieldsBegin = "// BEGIN case fields"
-	caseFieldsEnd   = "// END case fields\n"
+	caseFieldsBegin   = "// BEGIN case fields"
+	caseFieldsEnd     = "// END case fields\n"
+	expectFieldsBegin = "// BEGIN expect fields"
+	expectFieldsEnd   = "// END expect fields\n"
 )
 
-// caseDefs are the CUE definitions generated from the case types of
-// types.go, in the order they are written: each type's fields with a cue
-// tag. With doc, the type's doc comment (its first paragraph) documents
-// the definition too; the others are documented where toolward.cue joins
-// their fields into the whole struct (#Case, #User, #Golden).
-var caseDefs = []struct {
+// cueDef is one CUE definition generated from a Go struct type: each of
+// its fields with a cue tag. With doc, the type's doc comment (its first
+// paragraph) documents the definition too; the others are documented
+// where toolward.cue joins their fields into the whole struct (#Case,
+// #User, #Golden).
+type cueDef struct {
 	def, goType string
 	doc         bool
-}{
+}
+
+// caseDefs are the CUE definitions generated from the case types of
+// types.go, in the order they are written.
+var caseDefs = []cueDef{
 	{"#CaseFields", "Case", false},
 	{"#UserFields", "User", false},
 	{"#GoldenFields", "Golden", false},
@@ -34,15 +40,45 @@ var caseDefs = []struct {
 	{"#Message", "Message", true},
 }
 
+// expectDefs are the CUE definitions generated from the expectation
+// types of package matchers (matchers/format.go).
+var expectDefs = []cueDef{
+	{"#Expect", "Expect", true},
+	{"#Rules", "Rules", true},
+	{"#TurnRules", "TurnRules", true},
+	{"#Call", "ExpectedCall", true},
+}
+
 // caseFieldsCUE renders the case field definitions from the Go types in
-// types.go: for each field with a cue tag, its yaml key, required (!)
-// when the yaml tag has no omitempty (a writer always writes it) and
-// optional (?) with it, the cue tag as the constraint, and the field's
-// doc comment as its CUE comment. A field's trailing line comment is for
-// Go readers only and is not copied.
+// types.go.
 func caseFieldsCUE() ([]byte, error) {
+	return fieldsCUE("types.go", caseFieldsBegin+`: generated from schema.Case and the types
+// it uses (their yaml and cue tags and doc comments, in types.go) by
+// `+"`go generate ./schema/...`"+`; edit the Go types, not this.
+`, caseDefs, caseFieldsEnd)
+}
+
+// expectFieldsCUE renders the expectation's definitions from the Go types
+// of matchers/format.go.
+func expectFieldsCUE() ([]byte, error) {
+	return fieldsCUE("../matchers/format.go", expectFieldsBegin+`: generated from matchers.Expect and the
+// types it uses (their yaml and cue tags and doc comments, in
+// matchers/format.go) by `+"`go generate ./schema/...`"+`; edit the Go
+// types, not this.
+`, expectDefs, expectFieldsEnd)
+}
+
+// fieldsCUE renders defs from the Go struct types of file, between
+// header and end: for each field with a cue tag, its yaml key, required
+// (!) when the yaml tag has no omitempty (a writer always writes it) and
+// optional (?) with it, the cue tag as the constraint, and the field's
+// doc comment as its CUE comment. An inline embedded struct (yaml
+// ",inline") is the embedding of the definition its cue tag names. A
+// field's trailing line comment is for Go readers only and is not
+// copied.
+func fieldsCUE(file, header string, defs []cueDef, end string) ([]byte, error) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "types.go", nil, parser.ParseComments)
+	f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
@@ -63,14 +99,11 @@ func caseFieldsCUE() ([]byte, error) {
 		}
 	}
 	var b bytes.Buffer
-	b.WriteString(caseFieldsBegin + `: generated from schema.Case and the types
-// it uses (their yaml and cue tags and doc comments, in types.go) by
-// ` + "`go generate ./schema/...`" + `; edit the Go types, not this.
-`)
-	for _, d := range caseDefs {
+	b.WriteString(header)
+	for _, d := range defs {
 		ts := types[d.goType]
 		if ts == nil {
-			return nil, fmt.Errorf("types.go has no type %s", d.goType)
+			return nil, fmt.Errorf("%s has no type %s", file, d.goType)
 		}
 		st, ok := ts.Type.(*ast.StructType)
 		if !ok {
@@ -109,6 +142,13 @@ func caseFieldsCUE() ([]byte, error) {
 				continue
 			}
 			name, opts, _ := strings.Cut(tag.Get("yaml"), ",")
+			if len(fd.Names) == 0 {
+				if name != "" || opts != "inline" || !strings.HasPrefix(constraint, "#") {
+					return nil, fmt.Errorf("%s: an embedded field with a cue tag needs yaml \",inline\" and a definition", fset.Position(fd.Pos()))
+				}
+				lines = append(lines, [3]string{"", "", constraint})
+				continue
+			}
 			if name == "" || name == "-" || constraint == "" {
 				return nil, fmt.Errorf("%s: a field with a cue tag needs a yaml key and a constraint", fset.Position(fd.Pos()))
 			}
@@ -125,20 +165,25 @@ func caseFieldsCUE() ([]byte, error) {
 		writeFields(&b, lines)
 		b.WriteString("}\n")
 	}
-	b.WriteString(caseFieldsEnd)
+	b.WriteString(end)
 	return b.Bytes(), nil
 }
 
 // writeFields writes doc, label: value lines indented by a tab, each
 // doc line for line as given (a Go doc comment breaks it as CUE's would:
 // a struct field is indented by one tab in both), and the values of
-// fields without a doc aligned, as cue fmt writes them.
+// fields without a doc aligned, as cue fmt writes them. A line without a
+// label is an embedding: its value alone.
 func writeFields(b *bytes.Buffer, lines [][3]string) {
 	w := 0
 	for _, l := range lines {
 		w = max(w, len(l[1]))
 	}
 	for _, l := range lines {
+		if l[1] == "" {
+			b.WriteString("\t" + l[2] + "\n")
+			continue
+		}
 		if l[0] == "" {
 			b.WriteString("\t" + l[1] + strings.Repeat(" ", w-len(l[1])) + " " + l[2] + "\n")
 			continue
@@ -158,4 +203,14 @@ func TestCaseFieldsCUEUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCUEBlock(t, caseFieldsBegin, caseFieldsEnd, want, "case field part")
+}
+
+// TestExpectFieldsCUEUpToDate: the expectation part of toolward.cue is
+// what the Go expectation types of package matchers generate.
+func TestExpectFieldsCUEUpToDate(t *testing.T) {
+	want, err := expectFieldsCUE()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCUEBlock(t, expectFieldsBegin, expectFieldsEnd, want, "expectation part")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolward/toolward/matchers"
 )
 
 // TestCaseWriteReadsBack: a Case written through its yaml tags (as the
@@ -17,7 +19,7 @@ func TestCaseWriteReadsBack(t *testing.T) {
 	t.Parallel()
 	in := []*Case{
 		{ID: "a", Description: "d", Tags: []string{"x"}, Prompt: "p", System: "s", Needs: []string{"f"}, Avoid: []string{"g"},
-			Expect: map[string]any{"calls": []ExpectedCall{{Tool: "f", Args: map[string]any{"n": 1}}}, "max_calls": 2},
+			Expect: map[string]any{"calls": []matchers.ExpectedCall{{Tool: "f", Args: map[string]any{"n": 1}}}, "max_calls": 2},
 			Golden: &Golden{Calls: []GoldenCall{{Tool: "f", Args: map[string]any{"n": 1}}}, Answer: "ok"}},
 		{ID: "b", Messages: []Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "yes"}}, Expect: map[string]any{"no_calls": true}},
 	}

@@ -59,15 +59,20 @@
 // a cue tag (File, RunDigest, ...) are Go's own. Then it regenerates
 // case.schema.json from the CUE (runconfig.CaseJSONSchema), which this
 // package embeds; TestCaseFieldsCUEUpToDate fails while toolward.cue is
-// stale. What joins the fields into a whole (#Case: #CaseFields &
-// matchN(...), the one-of rules of #User and #Golden) and the
-// expectations (#Expect, #Matcher) stay hand-written CUE.
+// stale. The expectation's fields (#Expect, #Rules, #TurnRules, #Call)
+// are generated the same way from the format types of package matchers
+// (matchers/format.go) into the marked "expect fields" part
+// (TestExpectFieldsCUEUpToDate). What joins the fields into a whole
+// (#Case: #CaseFields & matchN(...), the one-of rules of #User and
+// #Golden) and the expectations' disjunctions (#Probe, #When, #Matcher)
+// stay hand-written CUE.
 // checkCase checks each field with a message of its own; after it, every
 // case is checked against the embedded schema (formatIssues, a walk of
 // the JSON Schema subset the generator writes, with positions), so a
 // field without a check in checkCase is still held to toolward.cue. A Go
 // check is needed only for a rule CUE does not state. expect is
-// matchers.CompileExpect's, whose field lists are its keys.
+// matchers.CompileExpect's, which allows and decodes the keys of those
+// format types.
 // TestCaseFieldsAgree names the side a field is missing from and
 // TestCaseSchemaAgreement's corpus holds the loader to CUE's verdicts.
 //

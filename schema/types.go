@@ -185,14 +185,6 @@ type GoldenCall struct {
 	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty" cue:"{...}"`
 }
 
-// ExpectedCall is one entry of expect.calls as writers put it in
-// Case.Expect: the tool and its argument matchers (matchers.CompileExpect
-// reads them).
-type ExpectedCall struct {
-	Tool string         `json:"tool" yaml:"tool"`
-	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty"`
-}
-
 // Config is a decoded, schema-checked run config (configs/*.cue) with
 // defaults from #Config filled in.
 type Config struct {

@@ -97,14 +97,13 @@ func cueFields(t *testing.T, v cue.Value) []string {
 
 // TestCaseFieldsAgree: every field of the case format in toolward.cue is
 // a key the Go loader reads and a writer writes, and the other way
-// round: the yaml tags of the schema types (whose keys the loader
-// allows) and the field lists of package matchers (which compiles
-// expect) are the fields of the CUE definitions. The case types' fields
-// are generated into toolward.cue from the Go types (schema's
-// TestCaseFieldsCUEUpToDate), so for them this catches a stale
-// toolward.cue or a yaml-keyed field without a cue tag; for the
-// matchers' lists and #Call, which stay hand-written, it names the side
-// that lacks a field.
+// round: the yaml tags of the schema types and of the expectation types
+// of package matchers (whose keys the loader and CompileExpect allow) are
+// the fields of the CUE definitions. Those types' fields are generated
+// into toolward.cue (schema's TestCaseFieldsCUEUpToDate and
+// TestExpectFieldsCUEUpToDate), so for them this catches a stale
+// toolward.cue or a yaml-keyed field without a cue tag; for #Probe and
+// #When, which stay hand-written, it names the side that lacks a field.
 func TestCaseFieldsAgree(t *testing.T) {
 	if err := load(); err != nil {
 		t.Fatal(err)
@@ -121,9 +120,10 @@ func TestCaseFieldsAgree(t *testing.T) {
 		{"#GoldenFields", "schema.Golden", keys(reflect.TypeFor[schema.Golden]())},
 		{"#GoldenTurn", "schema.GoldenTurn", keys(reflect.TypeFor[schema.GoldenTurn]())},
 		{"#GoldenCall", "schema.GoldenCall", keys(reflect.TypeFor[schema.GoldenCall]())},
-		{"#Call", "schema.ExpectedCall", keys(reflect.TypeFor[schema.ExpectedCall]())},
-		{"#Expect", "matchers.ExpectFields", matchers.ExpectFields},
-		{"#TurnRules", "matchers.TurnFields", matchers.TurnFields},
+		{"#Call", "matchers.ExpectedCall", keys(reflect.TypeFor[matchers.ExpectedCall]())},
+		{"#Expect", "matchers.Expect (ExpectFields)", matchers.ExpectFields},
+		{"#Rules", "matchers.Rules (WhenOverrides)", matchers.WhenOverrides},
+		{"#TurnRules", "matchers.TurnRules (TurnFields)", matchers.TurnFields},
 		{"#Probe", "matchers.ProbeFields", matchers.ProbeFields},
 		{"#When", "matchers.WhenSelectors, WhenOverrides and golden", when},
 	} {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -208,7 +209,7 @@ func convertEntry(c *Category, e *Entry, reg *registry) (*Case, error) {
 			for _, k := range never {
 				unpassable = append(unpassable, fname+"."+k)
 			}
-			calls = append(calls, schema.ExpectedCall{Tool: tn, Args: spec})
+			calls = append(calls, matchers.ExpectedCall{Tool: tn, Args: spec})
 			cs.Golden.Calls = append(cs.Golden.Calls, schema.GoldenCall{Tool: tn, Args: gold})
 		}
 	}

@@ -32,6 +32,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -270,7 +271,7 @@ func caseFile(id string, t Tool) ([]byte, error) {
 		Tags:        []string{"init"},
 		Prompt:      "TODO: a request a user would make that needs " + t.Name + " (" + desc + ")",
 		Needs:       []string{t.Name},
-		Expect:      map[string]any{"calls": []schema.ExpectedCall{{Tool: t.Name, Args: args}}, "max_calls": 4},
+		Expect:      map[string]any{"calls": []matchers.ExpectedCall{{Tool: t.Name, Args: args}}, "max_calls": 4},
 		Golden: &schema.Golden{
 			Todo:   TodoNote,
 			Calls:  []schema.GoldenCall{{Tool: t.Name, Args: placeholders(s)}},
