@@ -26,9 +26,10 @@ var stepsRE = regexp.MustCompile(`stopped after (\d+) steps of the database engi
 
 // TestRunawayStoppedByStepBudget: each runaway query is stopped by the
 // step budget with a *QueryError naming the budget and the steps run,
-// just over it: the endless CTE under the real MaxSteps, all of them
-// under a smaller budget (to keep the test fast), where the message, step count included, is the same on a second run on the same
-// box and on a fresh box: nothing in it depends on time.
+// just over it: the endless CTE under the real MaxSteps (the only test
+// that runs it), all of them under a smaller budget (to keep the test
+// fast), where the message, step count included, is the same on a second
+// run on the same box and on a fresh box: nothing in it depends on time.
 func TestRunawayStoppedByStepBudget(t *testing.T) {
 	noBackstop(t) // the step budget must stop them, however slow the machine
 	b, fresh := open(t), open(t)
@@ -55,7 +56,7 @@ func TestRunawayStoppedByStepBudget(t *testing.T) {
 			// query, and 5M steps of each under -race cost about 10 s.
 			stopped(name, b, MaxSteps)
 		}
-		maxSteps = 200_000
+		maxSteps = 50_000
 		first, steps := stopped(name, b, maxSteps)
 		again, _ := stopped(name, b, maxSteps)
 		other, _ := stopped(name, fresh, maxSteps)
@@ -110,8 +111,12 @@ func TestStepBudgetExact(t *testing.T) {
 // under the budget or runaway, gets a *QueryError, the error the model is
 // shown and scored on: the backstop is the server's failure. The caller's
 // context ending is too. With the backstop back, the same queries get
-// their answer and the budget's refusal.
+// their answer and the budget's refusal (a smaller budget than MaxSteps,
+// which TestRunawayStoppedByStepBudget runs: 5M steps under -race on a
+// busy machine could reach the real backstop first).
 func TestWallClockNeverModelVisible(t *testing.T) {
+	maxSteps = 200_000
+	t.Cleanup(func() { maxSteps = MaxSteps })
 	b := open(t)
 	ordinary, endless := "SELECT name FROM employees ORDER BY salary DESC", runaway["endless recursive CTE"]
 	backstop = time.Nanosecond
