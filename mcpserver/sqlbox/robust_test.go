@@ -323,7 +323,7 @@ func TestOutOfMemory(t *testing.T) {
 	}
 	noBackstop(t)
 	b := open(t)
-	_, err := b.Query(context.Background(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3000) SELECT i, sum(i) OVER (ORDER BY randomblob(60000)) AS s FROM n")
+	_, err := b.Query(context.Background(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3000) SELECT i, sum(i) OVER (ORDER BY zeroblob(60000) || i) AS s FROM n")
 	var qe *QueryError
 	if !errors.As(err, &qe) || !strings.Contains(qe.Msg, fmt.Sprintf("more memory than allowed (%d MiB", MaxHeap>>20)) {
 		t.Fatalf("error %v, want the memory limit", err)
