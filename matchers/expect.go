@@ -276,8 +276,6 @@ func compileTurns(p path, v any, errs *CompileErrors) ([]rules, []TurnRules) {
 	return turns, data
 }
 
-var nonEmpty = regexp.MustCompile(`(?s).`)
-
 func stringList(p path, v any, what string, re *regexp.Regexp) ([]string, error) {
 	list, ok := v.([]any)
 	if !ok {

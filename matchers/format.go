@@ -85,10 +85,15 @@ type Order string
 // ToolNames is a list of tool names (ToolName).
 type ToolNames []string
 
-// compiledFields are the fields of the format types that CompileExpect
+// compiledFields are the fields of each format type that CompileExpect
 // compiles itself (into the matcher trees of rules and calls, or the
 // when entries); every other field is plain data, decoded by its type.
-var compiledFields = []string{"calls", "answer", "state", "turns", "when", "tool", "args"}
+var compiledFields = map[reflect.Type][]string{
+	reflect.TypeFor[Expect]():       {"when"},
+	reflect.TypeFor[Rules]():        {"state", "turns"},
+	reflect.TypeFor[TurnRules]():    {"calls", "answer"},
+	reflect.TypeFor[ExpectedCall](): {"tool", "args"},
+}
 
 // callFields lists the fields of an expected call: the yaml keys of
 // ExpectedCall.
@@ -113,8 +118,8 @@ func yamlKeys(t reflect.Type) []string {
 
 // decodeFields decodes the keys of m that are fields of the struct dst
 // (inline embedded structs flattened), in field order, marking each key
-// it reads in set: a plain field by its type (decodeValue), one of
-// compiledFields by compile. A value its type refuses is a CompileError
+// it reads in set: a plain field by its type (decodeValue), one of its
+// struct's compiledFields by compile. A value its type refuses is a CompileError
 // and leaves the field unset.
 func decodeFields(p path, m map[string]any, dst reflect.Value, set map[string]bool, errs *CompileErrors, compile func(key string, v any)) {
 	t := dst.Type()
@@ -130,7 +135,7 @@ func decodeFields(p path, m map[string]any, dst reflect.Value, set map[string]bo
 			continue
 		}
 		set[name] = true
-		if slices.Contains(compiledFields, name) {
+		if slices.Contains(compiledFields[t], name) {
 			compile(name, v)
 			continue
 		}

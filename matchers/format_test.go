@@ -30,7 +30,7 @@ var plainTypes = map[reflect.Type]struct {
 }
 
 // TestPlainFieldsCUE: every field of the format types is compiled by
-// CompileExpect (compiledFields) or of a plain type whose decoder holds
+// CompileExpect (its type's compiledFields) or of a plain type whose decoder holds
 // what its cue tag says, so a new field of a plain type is read and
 // checked as toolward.cue states with no code of its own, and a field of
 // a type decodeValue does not know fails here.
@@ -50,7 +50,7 @@ func TestPlainFieldsCUE(t *testing.T) {
 			case !hasCUE || name == "":
 				t.Errorf("%s.%s: a format field needs a yaml key and a cue tag", ft.Name(), f.Name)
 				continue
-			case slices.Contains(compiledFields, name):
+			case slices.Contains(compiledFields[ft], name):
 				continue
 			}
 			pt, ok := plainTypes[f.Type]
@@ -133,5 +133,28 @@ func TestWhenOverridesPlainFields(t *testing.T) {
 	}
 	if deny.maxCalls() != 0 || !deny.StrictArgs || deny.Order != OrderUnordered || !slices.Equal(deny.Forbid, ToolNames{"x"}) {
 		t.Errorf("rules with the override %+v", deny.Rules)
+	}
+}
+
+// TestRefusedValueIsNotRead: a value its field's type refuses is one
+// mistake, not also read (as 0) into another rule's check, and a field a
+// turn cannot have is reported as unknown and not compiled as well.
+func TestRefusedValueIsNotRead(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		expect string
+		want   string
+	}{
+		{`{max_calls: six, min_calls: 2}`, `expect.max_calls: want a whole number >= 0, got "six"`},
+		{`{turns: [{state: [{tool: 5}], answer: x}]}`, `expect.turns[0].state: unknown field "state"`},
+	} {
+		var raw map[string]any
+		if err := yaml.Unmarshal([]byte(tt.expect), &raw); err != nil {
+			t.Fatal(err)
+		}
+		_, err := CompileExpect(raw)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: got\n%v\nwant\n%s", tt.expect, err, tt.want)
+		}
 	}
 }

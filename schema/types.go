@@ -18,7 +18,8 @@ import (
 // #CaseFields in toolward.cue, generated from it (see the package doc),
 // and its doc comment is the field's user-facing text. The loader fills
 // File/Line/Col and
-// RunDigest; Expect is kept raw here and compiled by package matchers
+// RunDigest; Expect is kept raw here (its shape is matchers.Expect, whose
+// fields generate #Expect) and compiled by package matchers
 // (matchers.CompileExpect) so that every consumer scores with the same
 // compiled tree.
 type Case struct {
