@@ -14,10 +14,26 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
+// stdioRole, when set, makes the test binary the server as `toolward
+// serve --no-distractors` runs it: New without the bundled distractors,
+// ServeStdio on stdin and stdout (TestStdioSubprocess).
+const stdioRole = "TOOLWARD_MCPSERVER_TEST_STDIO"
+
 func TestMain(m *testing.M) {
 	// Every structured result the tests see is checked against its
 	// tool's output schema.
 	extraServerOptions = []server.ServerOption{server.WithOutputSchemaValidation()}
+	if os.Getenv(stdioRole) != "" {
+		s, err := New(Options{NoBundledCatalog: true})
+		if err == nil {
+			err = s.ServeStdio(context.Background(), os.Stdin, os.Stdout, os.Stderr)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

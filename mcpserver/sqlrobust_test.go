@@ -32,6 +32,14 @@ func cteChainSQL(n int) string {
 
 // hostileQueries crashed the wasm SQLite (and with it the session, the
 // server and the run) or answered JSON-RPC -32603 before the limits.
+//
+// The endless recursive CTE is not here: package sqlbox runs the real
+// 5M-step budget (TestRunawayStoppedByStepBudget) with the wall-clock
+// backstop lifted, which this package cannot do; under -race on a busy
+// machine 5M steps could take longer than the 20 s backstop, and the test
+// would fail on the machine's speed. The server answers every
+// *sqlbox.QueryError the same way (queryDatabase), which the refusals
+// below go through.
 var hostileQueries = []struct{ name, sql, want string }{
 	{"220-term UNION ALL", unionAllSQL(220), "limit"},
 	{"300 chained CTEs", cteChainSQL(300), "limit"},
@@ -43,8 +51,6 @@ var hostileQueries = []struct{ name, sql, want string }{
 	// wall-clock backstop on a busy machine.
 	{"memory-heavy sort", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3000) SELECT i, sum(i) OVER (ORDER BY zeroblob(60000) || i) AS s FROM n",
 		fmt.Sprintf("more memory than allowed (%d MiB", sqlbox.MaxHeap>>20)},
-	{"endless recursive CTE", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n",
-		fmt.Sprintf("steps of the database engine, over the limit of %d steps per query", sqlbox.MaxSteps)},
 }
 
 // TestQueryDatabaseHostile calls the tool through the real server: every

@@ -10,8 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -160,20 +160,25 @@ func TestListenAndServeHTTP(t *testing.T) {
 	}
 }
 
-// TestStdioSubprocess builds the toolward binary and speaks raw MCP
-// JSON-RPC with `toolward serve` over its stdin and stdout.
+// TestStdioSubprocess speaks raw MCP JSON-RPC with the server in another
+// process, over its stdin and stdout: the test binary in its stdioRole,
+// the server as `toolward serve --no-distractors` runs it (the command's
+// own flags and wiring are cmd/toolward's serve_stdio.txtar).
 func TestStdioSubprocess(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "toolward")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/toolward")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building cmd/toolward: %v\n%s", err, out)
+	cmd := exec.Command(exe)
+	// Under -race the process would sleep 1 s before exiting (GORACE's
+	// atexit_sleep_ms) after stdin closes; 10 ms still lets a race report
+	// being written get out.
+	gorace := os.Getenv("GORACE")
+	if !strings.Contains(gorace, "atexit_sleep_ms") {
+		gorace = strings.TrimSpace(gorace + " atexit_sleep_ms=10")
 	}
-	cmd := exec.Command(bin, "serve", "--no-distractors")
+	cmd.Env = append(os.Environ(), stdioRole+"=1", "GORACE="+gorace)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder
