@@ -394,14 +394,17 @@ func TestHTTPSlowBody(t *testing.T) {
 }
 
 // TestHTTPConnTimeouts: headers that never end and idle keep-alive
-// connections are closed by the server.
+// connections are closed by the server. The keep-alive request is served
+// with a header timeout of hangGuard: its headers arriving within 100 ms
+// would depend on the machine's load.
 func TestHTTPConnTimeouts(t *testing.T) {
-	addr := listen(t, fresh(t), HTTPOptions{ReadHeaderTimeout: 100 * time.Millisecond, IdleTimeout: 100 * time.Millisecond})
-
+	s := fresh(t)
+	addr := listen(t, s, HTTPOptions{ReadHeaderTimeout: 100 * time.Millisecond})
 	c := dial(t, addr)
 	io.WriteString(c, "POST "+Path+" HTTP/1.1\r\nHost: "+addr+"\r\n")
 	closed(t, bufio.NewReader(c))
 
+	addr = listen(t, s, HTTPOptions{ReadHeaderTimeout: hangGuard, IdleTimeout: 100 * time.Millisecond})
 	c = dial(t, addr)
 	io.WriteString(c, postHeaders(addr, "", len(initializeJSON))+initializeJSON)
 	br := bufio.NewReader(c)
