@@ -75,9 +75,9 @@
 // least this many calls to offered tools, whichever: "the model must use
 // a tool", e.g. BFCL's relevance category), no_calls and answer (a
 // matcher on the final answer string). Its fields are the Go types of
-// format.go (Expect, Rules, TurnRules, ExpectedCall), whose yaml keys
-// CompileExpect allows and whose plain fields it decodes by type; the
-// expect part of toolward.cue is generated from them.
+// format.go (Expect, Rules, TurnRules, ExpectedCall, StateProbe), whose
+// yaml keys CompileExpect allows and whose plain fields it decodes by
+// type; the expect part of toolward.cue is generated from them.
 //
 // `when` is a list of overrides. Each entry names selectors (the scoring
 // axes of package schema/cell, WhenSelectors: model, temperature, …; a string/number or a list of them, any of which selects, in

@@ -222,12 +222,9 @@ func compileRules(p path, m map[string]any, r *rules, set map[string]bool, turn 
 			r.answer, r.Answer = n, v
 		case "state":
 			r.state = compileState(p.key("state"), v, errs)
-			r.State = nil
-			list, _ := v.([]any)
-			for _, x := range list {
-				if pm, ok := asMap(x); ok {
-					r.State = append(r.State, pm)
-				}
+			r.State = make([]StateProbe, len(r.state))
+			for i, ps := range r.state {
+				r.State[i] = ps.StateProbe
 			}
 		case "turns":
 			r.turns, r.Turns = compileTurns(p.key("turns"), v, errs)

@@ -9,14 +9,13 @@ import (
 // The expectation format: the data shape of a case's `expect:` mapping,
 // as a case's author writes it. Each field with a cue tag is a field of
 // the CUE definition of its type in toolward.cue (#Expect, #Rules,
-// #TurnRules, #Call), generated from these types by package schema's
-// `go generate ./schema/...`; its yaml tag is the key CompileExpect
-// allows and reads, and its doc comment is the text the author reads.
-// A field of a plain type (bool, Count, Order, ToolNames, string) is
-// decoded by its type alone (decodeValue); the fields compiledFields
-// names are compiled into matcher trees by CompileExpect. What a field
-// means is then the scoring code's, which reads it from the compiled
-// rules.
+// #TurnRules, #Call, #ProbeFields), generated from these types by
+// package schema's `go generate ./schema/...`; its yaml tag is the key
+// CompileExpect allows and reads, and its doc comment is the text the
+// author reads. A field of a plain type (bool, string, Count, Order,
+// ToolNames) is decoded by its type alone (decodeValue); the fields
+// compiledFields names are compiled by CompileExpect. What a field means
+// is then the scoring code's, which reads it from the compiled rules.
 
 // Expect is how a run is judged: rules on its calls and answer, and
 // overrides of them for some matrix cells.
@@ -32,7 +31,7 @@ type Rules struct {
 	TurnRules `yaml:",inline" cue:"#TurnRules"`
 	// Probes toolward calls after the conversation, on the run's server
 	// session, never shown to the model; each judges the end state.
-	State []map[string]any `json:"state,omitempty" yaml:"state,omitempty" cue:"[...#Probe]"`
+	State []StateProbe `json:"state,omitempty" yaml:"state,omitempty" cue:"[...#Probe]"`
 	// Rules for the user turns of a conversation (a case with a user
 	// block), in order: turns[i] judges the calls made while answering
 	// user message i (the opening prompt is 0) and the answer to it. No
@@ -75,6 +74,29 @@ type ExpectedCall struct {
 	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty" cue:"#Object"`
 }
 
+// StateProbe is one entry of expect.state as written: a tool call
+// toolward makes after the conversation, and a matcher on its result or
+// the state the result must equal. #Probe, hand-written around these
+// fields, takes exactly one of result and equals, and ignore and
+// ignore_order with equals only.
+type StateProbe struct {
+	// The tool toolward calls.
+	Tool string `json:"tool" yaml:"tool" cue:"#Name"`
+	// The call's arguments.
+	Args map[string]any `json:"args,omitempty" yaml:"args,omitempty" cue:"{...}"`
+	// A matcher on the result.
+	Result any `json:"result,omitempty" yaml:"result,omitempty" cue:"#Matcher"`
+	// Equal to the result of the same probe on a fresh server after the
+	// golden's calls (golden) or after none (initial); golden needs a
+	// golden in the case (checked in Go).
+	Equals string `json:"equals,omitempty" yaml:"equals,omitempty" cue:"\"golden\" | \"initial\""`
+	// Paths removed from both sides before an equals comparison:
+	// entities[*].id, tickets[0].ticket_id, *.created_at, ["a key"].
+	Ignore []string `json:"ignore,omitempty" yaml:"ignore,omitempty" cue:"[...string]"`
+	// Lists compare as multisets in an equals comparison.
+	IgnoreOrder bool `json:"ignore_order,omitempty" yaml:"ignore_order,omitempty" cue:"bool"`
+}
+
 // Count is a number of calls: a whole number, 0 or more.
 type Count int
 
@@ -93,6 +115,7 @@ var compiledFields = map[reflect.Type][]string{
 	reflect.TypeFor[Rules]():        {"state", "turns"},
 	reflect.TypeFor[TurnRules]():    {"calls", "answer"},
 	reflect.TypeFor[ExpectedCall](): {"tool", "args"},
+	reflect.TypeFor[StateProbe]():   {"tool", "args", "result", "equals", "ignore"},
 }
 
 // callFields lists the fields of an expected call: the yaml keys of

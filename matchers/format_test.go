@@ -11,7 +11,7 @@ import (
 
 // formatTypes are the expectation's format types, whose fields are the
 // CUE definitions generated into toolward.cue.
-var formatTypes = []reflect.Type{reflect.TypeFor[Expect](), reflect.TypeFor[Rules](), reflect.TypeFor[TurnRules](), reflect.TypeFor[ExpectedCall]()}
+var formatTypes = []reflect.Type{reflect.TypeFor[Expect](), reflect.TypeFor[Rules](), reflect.TypeFor[TurnRules](), reflect.TypeFor[ExpectedCall](), reflect.TypeFor[StateProbe]()}
 
 // plainTypes are the plain field types decodeValue reads: the cue tag a
 // field of the type must carry (what the type holds), a value it admits
@@ -91,8 +91,11 @@ func TestExpectWriteReadsBack(t *testing.T) {
 	}
 	in := Expect{Rules: Rules{
 		TurnRules: turn,
-		State:     []map[string]any{{"tool": "count", "equals": "golden"}},
-		Turns:     []TurnRules{{NoCalls: true, Answer: "hi"}, turn},
+		State: []StateProbe{
+			{Tool: "count", Args: map[string]any{"table": "t"}, Equals: EqualsGolden, Ignore: []string{"rows[*].id"}, IgnoreOrder: true},
+			{Tool: "count", Result: map[string]any{"n": 2}},
+		},
+		Turns: []TurnRules{{NoCalls: true, Answer: "hi"}, turn},
 	}}
 	b, err := yaml.Marshal(in)
 	if err != nil {

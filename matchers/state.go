@@ -3,6 +3,7 @@ package matchers
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,8 +23,9 @@ const (
 	EqualsInitial = "initial"
 )
 
-// ProbeFields lists the fields of one expect.state entry.
-var ProbeFields = []string{"tool", "args", "result", "equals", "ignore", "ignore_order"}
+// ProbeFields lists the fields of one expect.state entry: the yaml keys of
+// StateProbe.
+var ProbeFields = yamlKeys(reflect.TypeFor[StateProbe]())
 
 // Probe is one state probe as the harness calls it: a tool call it makes
 // after the conversation, on the run's server session, never shown to the
@@ -47,12 +49,12 @@ type ProbeResult struct {
 	Want *ProbeResult
 }
 
-// probeSpec is one compiled probe.
+// probeSpec is one compiled probe: the probe as written, its result
+// matcher and ignore paths compiled.
 type probeSpec struct {
-	Probe
-	result      node // nil with Equals
-	ignore      []jsonPath
-	ignoreOrder bool
+	StateProbe
+	result node // nil with Equals
+	ignore []jsonPath
 }
 
 // Probes returns the state probes of cell c (expect.state, or the last
@@ -65,7 +67,7 @@ func (e *Expectation) Probes(c Cell) []Probe {
 	}
 	out := make([]Probe, len(specs))
 	for i, s := range specs {
-		out[i] = s.Probe
+		out[i] = Probe{Tool: s.Tool, Args: s.Args, Equals: s.Equals}
 	}
 	return out
 }
@@ -136,75 +138,84 @@ func compileProbe(p path, v any, errs *CompileErrors) (probeSpec, bool) {
 		return s, false
 	}
 	misspelt := checkFields(p, m, ProbeFields, errs)
-	switch t, has := m["tool"]; {
-	case !has:
-		if !misspelt {
-			errs.add(compileErr(p, nil, "missing field \"tool\""))
-		}
-	default:
-		tool, isStr := t.(string)
-		if !isStr || !ToolName.MatchString(tool) {
-			errs.add(compileErr(p.key("tool"), nil, "want a tool name, got %s", show(t)))
-		}
-		s.Tool = tool
+	if _, has := m["tool"]; !has && !misspelt {
+		errs.add(compileErr(p, nil, "missing field \"tool\""))
 	}
-	if a, has := m["args"]; has {
-		am, isMap := asMap(a)
-		if !isMap {
-			errs.add(compileErr(p.key("args"), nil, "want an object of arguments, got %s", kind(a)))
-		}
-		s.Args = am
-	}
-	res, hasRes := m["result"]
-	eq, hasEq := m["equals"]
+	_, hasRes := m["result"]
+	_, hasEq := m["equals"]
 	switch {
 	case hasRes && hasEq:
 		errs.add(compileErr(p.key("equals"), nil, "want result or equals, not both"))
 	case !hasRes && !hasEq && !misspelt:
 		errs.add(compileErr(p, nil, "missing field \"result\" (a matcher) or \"equals\" (golden or initial)"))
-	case hasRes:
-		n, err := compile(p.key("result"), res)
-		errs.add(err)
-		s.result = n
-	case hasEq:
-		str, _ := eq.(string)
-		if str != EqualsGolden && str != EqualsInitial {
-			errs.add(compileErr(p.key("equals"), nil, "want %q or %q, got %s", EqualsGolden, EqualsInitial, show(eq)))
-		}
-		s.Equals = str
 	}
-	if ig, has := m["ignore"]; has {
-		if !hasEq {
-			errs.add(compileErr(p.key("ignore"), nil, "ignore applies to equals probes only (a result matcher names only what it checks)"))
-		}
-		list, isList := ig.([]any)
-		if !isList {
-			errs.add(compileErr(p.key("ignore"), nil, "want a list of JSON paths, got %s", kind(ig)))
-		}
-		for i, x := range list {
-			str, isStr := x.(string)
-			jp, err := parseJSONPath(str)
-			switch {
-			case !isStr:
-				errs.add(compileErr(p.key("ignore").idx(i), nil, "want a JSON path such as entities[*].id, got %s", show(x)))
-			case err != nil:
-				errs.add(compileErr(p.key("ignore").idx(i), nil, "%v", err))
-			default:
-				s.ignore = append(s.ignore, jp)
+	decodeFields(p, m, reflect.ValueOf(&s.StateProbe).Elem(), map[string]bool{}, errs, func(k string, v any) {
+		switch k {
+		case "tool":
+			tool, isStr := v.(string)
+			if !isStr || !ToolName.MatchString(tool) {
+				errs.add(compileErr(p.key("tool"), nil, "want a tool name, got %s", show(v)))
 			}
+			s.Tool = tool
+		case "args":
+			am, isMap := asMap(v)
+			if !isMap {
+				errs.add(compileErr(p.key("args"), nil, "want an object of arguments, got %s", kind(v)))
+			}
+			s.Args = am
+		case "result":
+			if hasEq {
+				return // reported: not both
+			}
+			n, err := compile(p.key("result"), v)
+			errs.add(err)
+			s.result, s.Result = n, v
+		case "equals":
+			if hasRes {
+				return
+			}
+			str, _ := v.(string)
+			if str != EqualsGolden && str != EqualsInitial {
+				errs.add(compileErr(p.key("equals"), nil, "want %q or %q, got %s", EqualsGolden, EqualsInitial, show(v)))
+			}
+			s.Equals = str
+		case "ignore":
+			s.ignore, s.Ignore = compileIgnore(p.key("ignore"), v, hasEq, errs)
 		}
-	}
-	if io, has := m["ignore_order"]; has {
-		b, isBool := io.(bool)
-		switch {
-		case !isBool:
-			errs.add(compileErr(p.key("ignore_order"), nil, "want true or false, got %s", show(io)))
-		case !hasEq:
+	})
+	if io, has := m["ignore_order"]; has && !hasEq {
+		if _, isBool := io.(bool); isBool { // else refused as not a bool
 			errs.add(compileErr(p.key("ignore_order"), nil, "ignore_order applies to equals probes only"))
 		}
-		s.ignoreOrder = b
 	}
 	return s, len(*errs) == before
+}
+
+// compileIgnore compiles the ignore paths of a probe at p (an equals
+// probe, with equals).
+func compileIgnore(p path, v any, equals bool, errs *CompileErrors) ([]jsonPath, []string) {
+	if !equals {
+		errs.add(compileErr(p, nil, "ignore applies to equals probes only (a result matcher names only what it checks)"))
+	}
+	list, isList := v.([]any)
+	if !isList {
+		errs.add(compileErr(p, nil, "want a list of JSON paths, got %s", kind(v)))
+	}
+	var paths []jsonPath
+	var texts []string
+	for i, x := range list {
+		str, isStr := x.(string)
+		jp, err := parseJSONPath(str)
+		switch {
+		case !isStr:
+			errs.add(compileErr(p.idx(i), nil, "want a JSON path such as entities[*].id, got %s", show(x)))
+		case err != nil:
+			errs.add(compileErr(p.idx(i), nil, "%v", err))
+		default:
+			paths, texts = append(paths, jp), append(texts, str)
+		}
+	}
+	return paths, texts
 }
 
 // judgeState compares the probe results of t with the probes of r.
@@ -238,7 +249,7 @@ func judgeState(specs []probeSpec, got []ProbeResult) []Reason {
 			for _, jp := range s.ignore {
 				want, have = jp.remove(want), jp.remove(have)
 			}
-			if s.ignoreOrder {
+			if s.IgnoreOrder {
 				want, have = sortLists(want), sortLists(have)
 			}
 			if d := diffJSON(want, have); len(d) > 0 {

@@ -23,7 +23,7 @@ const (
 // its fields with a cue tag. With doc, the type's doc comment (its first
 // paragraph) documents the definition too; the others are documented
 // where toolward.cue joins their fields into the whole struct (#Case,
-// #User, #Golden).
+// #User, #Golden, #Probe).
 type cueDef struct {
 	def, goType string
 	doc         bool
@@ -47,6 +47,7 @@ var expectDefs = []cueDef{
 	{"#Rules", "Rules", true},
 	{"#TurnRules", "TurnRules", true},
 	{"#Call", "ExpectedCall", true},
+	{"#ProbeFields", "StateProbe", false},
 }
 
 // caseFieldsCUE renders the case field definitions from the Go types in

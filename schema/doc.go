@@ -59,13 +59,13 @@
 // a cue tag (File, RunDigest, ...) are Go's own. Then it regenerates
 // case.schema.json from the CUE (runconfig.CaseJSONSchema), which this
 // package embeds; TestCaseFieldsCUEUpToDate fails while toolward.cue is
-// stale. The expectation's fields (#Expect, #Rules, #TurnRules, #Call)
-// are generated the same way from the format types of package matchers
-// (matchers/format.go) into the marked "expect fields" part
-// (TestExpectFieldsCUEUpToDate). What joins the fields into a whole
+// stale. The expectation's fields (#Expect, #Rules, #TurnRules, #Call,
+// #ProbeFields) are generated the same way from the format types of
+// package matchers (matchers/format.go) into the marked "expect fields"
+// part (TestExpectFieldsCUEUpToDate). What joins fields into a whole
 // (#Case: #CaseFields & matchN(...), the one-of rules of #User and
-// #Golden) and the expectations' disjunctions (#Probe, #When, #Matcher)
-// stay hand-written CUE.
+// #Golden, #Probe: #ProbeFields & a one-of, #When) and #Matcher stay
+// hand-written CUE.
 // checkCase checks each field with a message of its own; after it, every
 // case is checked against the embedded schema (formatIssues, a walk of
 // the JSON Schema subset the generator writes, with positions), so a

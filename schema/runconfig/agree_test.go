@@ -184,6 +184,8 @@ golden: {calls: [{tool: f, args: {x: 1}}], answer: done}
 	{"state neither", base + "expect: {state: [{tool: s}]}\n", false, false},
 	{"state bad equals", base + "expect: {state: [{tool: s, equals: fresh}]}\n", false, false},
 	{"state ignore with result", base + "expect: {state: [{tool: s, result: 1, ignore: [a]}]}\n", false, false},
+	{"state ignore_order with result", base + "expect: {state: [{tool: s, result: 1, ignore_order: true}]}\n", false, false},
+	{"state ignore_order not bool", base + "expect: {state: [{tool: s, equals: initial, ignore_order: yes}]}\n", false, false},
 	{"state unknown field", base + "expect: {state: [{tool: s, equal: golden}]}\n", false, false},
 	{"state no tool", base + "expect: {state: [{equals: initial}]}\n", false, false},
 	{"state not list", base + "expect: {state: {tool: s, equals: initial}}\n", false, false},

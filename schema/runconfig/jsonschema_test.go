@@ -102,8 +102,9 @@ func cueFields(t *testing.T, v cue.Value) []string {
 // the fields of the CUE definitions. Those types' fields are generated
 // into toolward.cue (schema's TestCaseFieldsCUEUpToDate and
 // TestExpectFieldsCUEUpToDate), so for them this catches a stale
-// toolward.cue or a yaml-keyed field without a cue tag; for #Probe and
-// #When, which stay hand-written, it names the side that lacks a field.
+// toolward.cue or a yaml-keyed field without a cue tag; for #Probe (a
+// one-of around #ProbeFields) and #When, which stay hand-written, it
+// names the side that lacks a field.
 func TestCaseFieldsAgree(t *testing.T) {
 	if err := load(); err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestCaseFieldsAgree(t *testing.T) {
 		{"#Expect", "matchers.Expect (ExpectFields)", matchers.ExpectFields},
 		{"#Rules", "matchers.Rules (WhenOverrides)", matchers.WhenOverrides},
 		{"#TurnRules", "matchers.TurnRules (TurnFields)", matchers.TurnFields},
-		{"#Probe", "matchers.ProbeFields", matchers.ProbeFields},
+		{"#Probe", "matchers.StateProbe (ProbeFields)", matchers.ProbeFields},
 		{"#When", "matchers.WhenSelectors, WhenOverrides and golden", when},
 	} {
 		compiled.mu.Lock()
