@@ -23,7 +23,10 @@
 //     empty), caps rows by wrapping the query as SELECT * FROM (…) LIMIT
 //     MaxRows+1, and stops it after MaxSteps steps of SQLite's virtual
 //     machine (a budget of work, not time, so the answer is the same on
-//     any machine; see budget.go). While it reads the
+//     any machine; see budget.go). No value may exceed MaxValueLen bytes,
+//     which bounds the work of one step, and the functions whose work
+//     grows faster than their arguments (LIKE, instr, replace, …) charge
+//     it to the budget (see work.go). While it reads the
 //     rows it keeps the result's JSON encoding under MaxResultBytes
 //     (cutting long values to MaxCellChars, less in rows of more than 32
 //     columns, see MaxRowBytes), so a query selecting gigabytes never

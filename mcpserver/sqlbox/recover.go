@@ -138,5 +138,17 @@ func closeQuietly(conn *sqlite3.Conn) (err error) {
 			err = fmt.Errorf("sqlbox: closing a connection panicked: %v", r)
 		}
 	}()
+	if conn == nil {
+		return nil
+	}
+	// Statements the box keeps prepared (see delegate) would make Close
+	// fail with SQLITE_BUSY.
+	var open []*sqlite3.Stmt
+	for s := range conn.Stmts() {
+		open = append(open, s)
+	}
+	for _, s := range open {
+		s.Close()
+	}
 	return conn.Close()
 }

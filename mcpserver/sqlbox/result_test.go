@@ -17,14 +17,17 @@ import (
 func wideSQL(rows, cols int) string { return wideOfSQL(rows, cols, "'x'") }
 
 // wideOfSQL is wideSQL with values of 1,999 times the character c.
-func wideOfSQL(rows, cols int, c string) string {
+func wideOfSQL(rows, cols int, c string) string { return wideOfNSQL(rows, cols, 1999, c) }
+
+// wideOfNSQL is wideSQL with values of n times the character c.
+func wideOfNSQL(rows, cols, n int, c string) string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	for i := range cols {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "printf('%%.1999c',%s) AS c%d", c, i)
+		fmt.Fprintf(&b, "printf('%%.%dc',%s) AS c%d", n, c, i)
 	}
 	fmt.Fprintf(&b, " FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d) SELECT i FROM n)", rows)
 	return b.String()
@@ -83,11 +86,11 @@ func TestResultBudgetTight(t *testing.T) {
 	noBackstop(t)
 	b := open(t)
 	for _, tt := range []struct {
-		cols int
-		c    string
-	}{{1, "'x'"}, {20, "'x'"}, {50, "'x'"}, {500, "'x'"}, {32, "char(1)"}, {33, "'<'"}, {500, "char(1)"}, {40, "'é'"}} {
+		cols, n int // n characters c per value, at most MaxValueLen bytes
+		c       string
+	}{{1, 1999, "'x'"}, {20, 1999, "'x'"}, {50, 1999, "'x'"}, {500, 1999, "'x'"}, {32, 1999, "char(1)"}, {33, 1999, "'<'"}, {500, 1999, "char(1)"}, {40, 1000, "'é'"}} {
 		cols := tt.cols
-		res, err := b.Query(context.Background(), wideOfSQL(500, cols, tt.c))
+		res, err := b.Query(context.Background(), wideOfNSQL(500, cols, tt.n, tt.c))
 		if err != nil {
 			t.Fatalf("%d columns: %v", cols, err)
 		}
@@ -147,8 +150,8 @@ func TestCutTextValid(t *testing.T) {
 	if !res.Truncated || !strings.Contains(res.Note, "1 values longer than 2000 bytes were cut") {
 		t.Errorf("truncated %v, note %q", res.Truncated, res.Note)
 	}
-	res, err = b.Query(context.Background(), "SELECT zeroblob(3000) AS b")
-	if err != nil || res.Rows[0]["b"] != "<blob of 3000 bytes>" || !res.Truncated {
+	res, err = b.Query(context.Background(), "SELECT zeroblob(2040) AS b")
+	if err != nil || res.Rows[0]["b"] != "<blob of 2040 bytes>" || !res.Truncated {
 		t.Errorf("long blob: %+v %v", res, err)
 	}
 }

@@ -171,7 +171,9 @@ func TestLimitsHaveMargin(t *testing.T) {
 	for name, f := range worstShapes {
 		q := f(2*MaxSelects, 2*MaxNesting, 2*MaxExprDepth)
 		r := b.conns.reader
-		for _, l := range []sqlite3.LimitCategory{sqlite3.LIMIT_EXPR_DEPTH, sqlite3.LIMIT_COMPOUND_SELECT, sqlite3.LIMIT_PARSER_DEPTH} {
+		// LIMIT_LENGTH too: a result column's name is its expression's
+		// text, here longer than MaxValueLen.
+		for _, l := range []sqlite3.LimitCategory{sqlite3.LIMIT_EXPR_DEPTH, sqlite3.LIMIT_COMPOUND_SELECT, sqlite3.LIMIT_PARSER_DEPTH, sqlite3.LIMIT_LENGTH} {
 			r.Limit(l, 100000)
 		}
 		err := b.guarded("query", func() error {
@@ -317,13 +319,18 @@ func noBackstop(t testing.TB) {
 	t.Cleanup(func() { backstop = Backstop })
 }
 
+// memoryHeavySort sorts 90,000 keys of 2,000 bytes near MaxValueLen,
+// 180 MB, in 1.4M steps: over MaxHeap well within MaxSteps. The keys are
+// zero blobs (randomblob's random bytes are slow under -race).
+const memoryHeavySort = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 90000) SELECT i, sum(i) OVER (ORDER BY zeroblob(2000) || i) AS s FROM n"
+
 func TestOutOfMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates the heap limit")
 	}
 	noBackstop(t)
 	b := open(t)
-	_, err := b.Query(context.Background(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 3000) SELECT i, sum(i) OVER (ORDER BY zeroblob(60000) || i) AS s FROM n")
+	_, err := b.Query(context.Background(), memoryHeavySort)
 	var qe *QueryError
 	if !errors.As(err, &qe) || !strings.Contains(qe.Msg, fmt.Sprintf("more memory than allowed (%d MiB", MaxHeap>>20)) {
 		t.Fatalf("error %v, want the memory limit", err)

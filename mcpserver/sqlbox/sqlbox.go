@@ -19,7 +19,7 @@ import (
 const (
 	MaxRows      = 500       // rows returned; more set Result.Truncated
 	MaxSQLLength = 20000     // bytes of SQL accepted
-	MaxValueLen  = 100000    // largest string or blob a query may build (SQLITE_LIMIT_LENGTH)
+	MaxValueLen  = 2048      // largest string or blob a query may build or read (SQLITE_LIMIT_LENGTH; see budget.go)
 	MaxCellChars = 2000      // bytes of a text or blob value in results; longer ones are cut (see also MaxRowBytes)
 	MaxHeap      = 128 << 20 // bytes SQLite may allocate on the query connection
 )
@@ -100,14 +100,15 @@ func openImage(image []byte) (c conns, err error) {
 	if c.reader, err = sqlite3.OpenFlags(uri(c.name), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI); err != nil {
 		return c, fmt.Errorf("sqlbox: opening session database: %w", err)
 	}
-	if err := guard(c.reader); err != nil {
+	if err := guard(c.reader, c.writer); err != nil {
 		return c, fmt.Errorf("sqlbox: guarding query connection: %w", err)
 	}
 	return c, nil
 }
 
-// guard locks down the connection that runs model-written SQL.
-func guard(c *sqlite3.Conn) error {
+// guard locks down the connection c that runs model-written SQL; w is
+// the connection its metered functions delegate to (see meter).
+func guard(c, w *sqlite3.Conn) error {
 	// Each connection runs in its own WebAssembly instance, so the heap
 	// limit bounds what one query can allocate (sorts, temp b-trees, which
 	// are kept in memory rather than in temporary files).
@@ -123,6 +124,9 @@ func guard(c *sqlite3.Conn) error {
 		return err
 	}
 	setLimits(c)
+	if err := meter(c, w); err != nil {
+		return err
+	}
 	return c.SetAuthorizer(authorize)
 }
 

@@ -1,0 +1,142 @@
+package sqlbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// heavy are queries whose steps are few but each heavy: a function whose
+// work is the product of two lengths, on values of about MaxValueLen
+// bytes, on 200 rows. Unmetered, each runs about 5,000 steps and passes
+// any budget of steps while it takes seconds; metered, each is over
+// heavyBudget within the rows.
+var heavy = map[string]string{
+	"LIKE":        "(x || i) LIKE '%' || printf('%.990c', 'a') || 'b'",
+	"LIKE ESCAPE": "(x || i) LIKE '%' || printf('%.990c', 'a') || 'b' ESCAPE '!'",
+	"GLOB":        "(x || i) GLOB '*' || printf('%.990c', 'a') || 'b'",
+	"REGEXP":      "(x || i) REGEXP printf('%.200c', 'a') || 'b'",
+	"instr":       "instr(x || i, printf('%.1000c', 'a') || 'b') > 0",
+	"replace":     "replace(x || i, printf('%.1000c', 'a') || 'b', '') < ''",
+	"trim":        "trim(x || i, printf('%.1000c', 'b')) < ''",
+	"decimal_mul": "decimal_mul(printf('%.1000c', '9') || i, printf('%.1000c', '9')) < ''",
+}
+
+const heavyBudget = 100_000
+
+func heavySQL(cond string) string {
+	return "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 200), s(x) AS MATERIALIZED (SELECT printf('%.2000c', 'a')) SELECT count(*) AS c FROM n, s WHERE " + cond
+}
+
+// TestHeavyStepsStoppedByBudget: each heavy query is stopped by the
+// budget with the model-visible message naming the budget and the
+// string functions' share of it, the same message, step count included,
+// on a second run and on a fresh box. Without metering each would pass
+// (its steps are far under the budget) after seconds of work.
+func TestHeavyStepsStoppedByBudget(t *testing.T) {
+	noBackstop(t)
+	maxSteps = heavyBudget
+	t.Cleanup(func() { maxSteps = MaxSteps })
+	b, fresh := open(t), open(t)
+	for name, cond := range heavy {
+		var msgs []string
+		for _, box := range []*Box{b, b, fresh} {
+			_, err := box.Query(context.Background(), heavySQL(cond))
+			var qe *QueryError
+			if !errors.As(err, &qe) {
+				t.Fatalf("%s: error %v (%T), want the budget's *QueryError", name, err, err)
+			}
+			m := stepsRE.FindStringSubmatch(qe.Msg)
+			if m == nil || m[2] != strconv.Itoa(heavyBudget) || !strings.Contains(qe.Msg, "the work of LIKE, GLOB, REGEXP, instr, replace, trim or decimal_mul") {
+				t.Fatalf("%s: %q, want the budget of %d steps and the functions' work", name, qe.Msg, heavyBudget)
+			}
+			if steps, _ := strconv.ParseInt(m[1], 10, 64); steps <= heavyBudget {
+				t.Errorf("%s: stopped after %d steps, not over the budget", name, steps)
+			}
+			msgs = append(msgs, qe.Msg)
+		}
+		if msgs[0] != msgs[1] || msgs[0] != msgs[2] {
+			t.Errorf("%s: messages differ between runs:\n%s", name, strings.Join(msgs, "\n"))
+		}
+		t.Logf("%s: %.60s", name, msgs[0])
+	}
+	// The same functions on short values are charged little.
+	res, err := b.Query(context.Background(), "SELECT count(*) AS c FROM employees WHERE name LIKE '%a%' OR instr(name, 'P') OR replace(name, 'a', 'b') <> name OR trim(name, 'A') <> name")
+	if err != nil || res.Steps > 1000 {
+		t.Errorf("short values: %v, %v steps", err, res)
+	}
+}
+
+// TestMeteredFunctionsAgree: the metered functions give what SQLite's own
+// give, types, NULLs, blobs and errors included. The query connection
+// computes each expression through its metered functions, the writer
+// with the built-in ones.
+func TestMeteredFunctionsAgree(t *testing.T) {
+	b := open(t)
+	for _, e := range []string{
+		"'abc' LIKE 'A%'", "'abc' LIKE 'b'", "'a%c' LIKE 'a!%c' ESCAPE '!'", "'abc' LIKE 'a!%c' ESCAPE '!'",
+		"'ABC' GLOB 'A*'", "'abc' GLOB 'A*'", "'abc' GLOB '[a-c]?c'", "'a]' GLOB '*[]]'", "x'616263' LIKE 'abc'",
+		"123 LIKE '12%'", "1.5 LIKE '1._'", "NULL LIKE 'a'", "'a' LIKE NULL", "'é' LIKE 'É'", "'ß' LIKE '_'",
+		"like('%b%', 'abc')", "like('a', 'a', NULL)", "glob('*', NULL)", "'abc' REGEXP 'b+'", "'abc' REGEXP '^B'",
+		"instr('hello', 'l')", "instr(x'0102', x'02')", "instr('héllo', 'l')", "instr(NULL, 'a')", "instr(12345, 34)",
+		"instr('abc', '')", "instr(x'00ff', 'a')", "replace('aXbXc', 'X', '--')", "replace('abc', '', 'x')",
+		"replace(NULL, 'a', 'b')", "replace('abc', 'b', NULL)", "replace(123, 2, 9)", "replace(x'616263', 'b', 'X')",
+		"replace('abc', 'abc', '')", "trim('xxhixx', 'x')", "ltrim('  a  ', ' ')", "rtrim('abcc', 'c')",
+		"trim(NULL, 'x')", "trim('xax', NULL)", "trim(12.50, '0')", "decimal_mul('1.5', '2')", "decimal_mul(NULL, 1)",
+		"decimal_mul('-0.25', '4.000')", "'a' LIKE 'aa' ESCAPE 'xy'", "'a' LIKE '%' || printf('%.1001c', 'a')",
+	} {
+		q := fmt.Sprintf("SELECT quote(%s) AS q, typeof(%s) AS t", e, e)
+		want, werr := b.QueryRow(q)
+		res, err := b.Query(context.Background(), q)
+		switch {
+		case werr != nil || err != nil:
+			if werr == nil || err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(werr.Error(), "sqlite3: SQL logic error: ")) {
+				t.Errorf("%s: metered %v, built-in %v", e, err, werr)
+			}
+		case res.Rows[0]["q"] != want[0] || res.Rows[0]["t"] != want[1]:
+			t.Errorf("%s: metered %v %v, built-in %v %v", e, res.Rows[0]["q"], res.Rows[0]["t"], want[0], want[1])
+		}
+	}
+}
+
+// TestValueLenLimit: a query may neither build nor read a value over
+// MaxValueLen bytes, which is what bounds the work of one step; values of
+// 4 KB already let a query of arithmetic on digit strings run 18.7 s
+// within the step budget (see budget.go).
+func TestValueLenLimit(t *testing.T) {
+	b := open(t)
+	if _, err := b.Query(context.Background(), "SELECT length(printf('%.4096c', '9')) AS n"); !errors.As(err, new(*QueryError)) {
+		t.Errorf("a value of 4096 bytes: %v, want refused", err)
+	}
+	if _, err := b.Exec("UPDATE employees SET name = printf('%.*c', ?, 'n') WHERE id = 1", MaxValueLen+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		fmt.Sprintf("SELECT length(printf('%%.*c', %d, 'a')) AS n", MaxValueLen+1),
+		fmt.Sprintf("SELECT length(zeroblob(%d)) AS n", MaxValueLen+1),
+		"SELECT length(name) AS n FROM employees WHERE id = 1",
+	} {
+		_, err := b.Query(context.Background(), q)
+		var qe *QueryError
+		if !errors.As(err, &qe) || !strings.Contains(qe.Msg, fmt.Sprintf("too large (limit %d bytes)", MaxValueLen)) {
+			t.Errorf("%s: %v, want the value limit", q, err)
+		}
+	}
+	res, err := b.Query(context.Background(), fmt.Sprintf("SELECT length(printf('%%.*c', %d, 'a')) AS n, count(*) AS c FROM employees WHERE id <> 1", MaxValueLen))
+	if err != nil || res.Rows[0]["n"] != int64(MaxValueLen) {
+		t.Errorf("a value of MaxValueLen bytes: %v %v", res, err)
+	}
+}
+
+// TestUnboundedFunctionRefused: decimal_pow2, whose work no length bounds,
+// answers with an error saying so.
+func TestUnboundedFunctionRefused(t *testing.T) {
+	_, err := open(t).Query(context.Background(), "SELECT decimal_pow2(20000) AS p")
+	var qe *QueryError
+	if !errors.As(err, &qe) || !strings.Contains(qe.Msg, "decimal_pow2() is not available in query_database") {
+		t.Errorf("decimal_pow2: %v, want refused", err)
+	}
+}
