@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/toolward/toolward/engine/agent"
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/toolset"
-	"github.com/toolward/toolward/engine/user"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
 )
@@ -25,24 +23,45 @@ const contextTimeout = 5 * time.Minute
 // one does not fit the context the backend gives it: such runs would
 // answer a prompt the server cut (context_truncated). The simulated
 // user's prompt is measured too, as far as it is known before a run (see
-// checkSimulatorContext). Backends that cannot measure (replay, servers
-// that refuse a long prompt themselves) pass.
+// checkSimulatorContext); one message names every prompt that does not
+// fit, the model's and the simulator's. Backends that cannot measure
+// (replay, servers that refuse a long prompt themselves) pass.
 func (s *starting) checkContext() error {
 	if s.opts.SkipContextCheck || s.l.Plan.Len() == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(s.pre, contextTimeout)
 	defer cancel()
-	if err := s.checkModelContext(ctx); err != nil {
+	models, err := s.checkModelContext(ctx)
+	if err != nil {
 		return err
 	}
-	return s.checkSimulatorContext(ctx)
+	sim, err := s.checkSimulatorContext(ctx)
+	if err != nil {
+		return err
+	}
+	var what string
+	switch {
+	case len(models) > 0 && sim != "":
+		what = "the prompts do not fit the model's context, nor the simulated user's its model's"
+	case len(models) > 0:
+		what = "the prompts do not fit the model's context"
+	case sim != "":
+		what = "the simulated user's prompt does not fit its model's context"
+	default:
+		return nil
+	}
+	if sim != "" {
+		models = append(models, "simulated user: "+sim)
+	}
+	return fmt.Errorf("%s, nothing ran (--no-context-check skips this check):\n%s", what, strings.Join(models, "\n"))
 }
 
-// checkModelContext is checkContext for the models under test.
-func (s *starting) checkModelContext(ctx context.Context) error {
+// checkModelContext is checkContext for the models under test: a line
+// per model and tool subset whose longest prompt does not fit.
+func (s *starting) checkModelContext(ctx context.Context) ([]string, error) {
 	if _, ok := s.be.(backend.PromptMeasurer); !ok {
-		return nil
+		return nil, nil
 	}
 	first := s.l.Plan.Run(0).Cell
 	var problems []string
@@ -56,9 +75,9 @@ func (s *starting) checkModelContext(ctx context.Context) error {
 			f, err := backend.Measure(ctx, s.be, req)
 			if err != nil {
 				if s.stopped() {
-					return errInterrupted
+					return nil, errInterrupted
 				}
-				return fmt.Errorf("measuring the longest prompt of tool subset %s for model %s, nothing ran: %w", sub.Name, model, err)
+				return nil, fmt.Errorf("measuring the longest prompt of tool subset %s for model %s, nothing ran: %w", sub.Name, model, err)
 			}
 			if f.Cut() {
 				problems = append(problems, fmt.Sprintf("subset %s needs %s prompt tokens; %s: %s (model %s, longest prompt: case %s)",
@@ -66,10 +85,7 @@ func (s *starting) checkModelContext(ctx context.Context) error {
 			}
 		}
 	}
-	if len(problems) > 0 {
-		return errors.New("the prompts do not fit the model's context, nothing ran (--no-context-check skips this check):\n" + strings.Join(problems, "\n"))
-	}
-	return nil
+	return problems, nil
 }
 
 // largestPrompt is the first request of the plan's case with the most
@@ -107,47 +123,49 @@ func (s *starting) largestPrompt(model string, subset schema.ToolSubset) (*backe
 }
 
 // checkSimulatorContext measures the simulated user's largest known
-// prompt: its system prompt and the case's opening, over the plan's
-// simulated cases. Its first real prompt also holds the model's answer,
-// and each turn adds to it, so this is a floor: a later turn the server
-// cuts is a context_truncated error of that run (user.Simulator).
-func (s *starting) checkSimulatorContext(ctx context.Context) error {
+// prompt: the request a run's simulator (see simulator) builds from its
+// system prompt and the case's opening, over the plan's simulated cases.
+// It returns what does not fit, "" when all does. The first real prompt
+// also holds the model's answer, and each turn adds to it, so this is a
+// floor: a later turn the server cuts is a context_truncated error of
+// that run (user.Simulator).
+func (s *starting) checkSimulatorContext(ctx context.Context) (string, error) {
 	sim := s.l.Config.Simulator
 	if s.sim == nil || sim == nil {
-		return nil
+		return "", nil
 	}
 	if _, ok := s.sim.(backend.PromptMeasurer); !ok {
-		return nil
+		return "", nil
 	}
+	first := s.l.Plan.Run(0).Cell
 	var best *backend.Request
 	bestID, bestSize := "", 0
 	for _, c := range s.l.Plan.Cases() {
 		if !c.User.Simulated() {
 			continue
 		}
-		msgs := user.Flip(user.Prompt(sim.System, c.User.Instructions, sim.Stop), agent.Messages(c))
+		req := simulator(sim, s.sim, c, first).Request(0, agent.Messages(c))
 		size := 0
-		for _, m := range msgs {
+		for _, m := range req.Messages {
 			size += len(m.Content)
 		}
 		if size > bestSize {
-			best, bestID, bestSize = &backend.Request{Model: sim.Model, Messages: msgs, Temperature: sim.Temperature}, c.ID, size
+			best, bestID, bestSize = req, c.ID, size
 		}
 	}
 	if best == nil {
-		return nil
+		return "", nil
 	}
-	best.Seed = s.l.Plan.Run(0).Cell.Seed
 	f, err := backend.Measure(ctx, s.sim, best)
 	if err != nil {
 		if s.stopped() {
-			return errInterrupted
+			return "", errInterrupted
 		}
-		return fmt.Errorf("measuring the simulated user's longest opening prompt (model %s), nothing ran: %w", sim.Model, err)
+		return "", fmt.Errorf("measuring the simulated user's longest opening prompt (model %s), nothing ran: %w", sim.Model, err)
 	}
-	if f.Cut() {
-		return fmt.Errorf("the simulated user's prompt does not fit its model's context, nothing ran (--no-context-check skips this check):\n"+
-			"its system prompt and the opening of case %s need %s prompt tokens; %s: %s (simulator model %s)", bestID, f.Needs(), f.Context, f.Fix, sim.Model)
+	if !f.Cut() {
+		return "", nil
 	}
-	return nil
+	return fmt.Sprintf("its system prompt and the opening of case %s need %s prompt tokens; %s: %s (simulator model %s)",
+		bestID, f.Needs(), f.Context, f.Fix, sim.Model), nil
 }

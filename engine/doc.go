@@ -35,7 +35,7 @@
 //     unless Options.SkipContextCheck): one that does not fit the context
 //     the backend gives it (Ollama cuts it silently) stops the job with the
 //     num_ctx that would fit; the simulated user's system prompt and
-//     opening are measured the same way. On resume, compact runs.jsonl to the runs
+//     opening are measured the same way, in the same message. On resume, compact runs.jsonl to the runs
 //     that finished with pass or fail: a run whose case now shows the
 //     model something else (its id changed) runs again, one judged by
 //     older scoring rules is re-scored from its record (no model

@@ -219,12 +219,20 @@ func (j *job) user(r plan.Run, c record.Cell) (user.User, int) {
 	case !u.Simulated():
 		return &user.Script{Replies: u.Replies}, u.Turns()
 	}
-	sim := j.l.Config.Simulator // load refused a simulated case without one
+	// Load refused a simulated case without a simulator.
+	return simulator(j.l.Config.Simulator, j.sim, r.Case, c), u.Turns()
+}
+
+// simulator is the simulated user of case c in cell: the config's
+// simulator sim on backend be, playing the case's instructions with the
+// cell's seed. Runs and the context check (checkSimulatorContext) both
+// build it here.
+func simulator(sim *schema.Simulator, be backend.Backend, c *schema.Case, cell record.Cell) *user.Simulator {
 	return &user.Simulator{
-		Backend: j.sim, Model: sim.Model, Temperature: sim.Temperature, Seed: c.Seed,
-		System: user.Prompt(sim.System, u.Instructions, sim.Stop), Stop: sim.Stop,
-		Key: backend.Key{Case: r.Case.ID, Cell: c.Values()},
-	}, u.Turns()
+		Backend: be, Model: sim.Model, Temperature: sim.Temperature, Seed: cell.Seed,
+		System: user.Prompt(sim.System, c.User.Instructions, sim.Stop), Stop: sim.Stop,
+		Key: backend.Key{Case: c.ID, Cell: cell.Values()},
+	}
 }
 
 // attempt runs the loop once within ctx, which carries the run timeout,

@@ -109,3 +109,33 @@ func TestTruncatedSimulatorTurnIsAnError(t *testing.T) {
 		t.Errorf("result %+v: the truncated run was scored", res)
 	}
 }
+
+// TestContextCheckNamesBothSides: when neither the model's prompt nor the
+// simulated user's opening fits, one message names both, so one edit of
+// the config fixes the job.
+func TestContextCheckNamesBothSides(t *testing.T) {
+	models := []fakeollama.Model{{Name: "m", ContextLength: 40960}, {Name: "u", ContextLength: 40960}}
+	fake := fakeollama.Start(t, fakeollama.Options{Models: models, Context: 4096,
+		PromptTokens: func(*api.ChatRequest) int { return 5000 }, Script: answers})
+	simSuite(t, fake.URL, `{model: "u"}`)
+	os.WriteFile("c.cue", []byte(fmt.Sprintf("name: \"sim\"\ncases: [\"cases/*.yaml\"]\nserver: builtin: {}\nbackend: ollama: {host: %q, num_ctx: 4096}\nsimulator: {model: \"u\"}\nmatrix: models: [\"m\"]\n", fake.URL)), 0o644)
+	_, err := Run(context.Background(), Options{ConfigPath: "c.cue", Builtin: testServer, Backoff: noBackoff})
+	if err == nil {
+		t.Fatal("Run did not stop")
+	}
+	for _, want := range []string{
+		"nor the simulated user's its model's, nothing ran (--no-context-check skips this check)",
+		"subset needed needs 5,000 prompt tokens; num_ctx is 4096: set backend.ollama.num_ctx to at least 8192 (model m, longest prompt: case sim)",
+		"simulated user: its system prompt and the opening of case sim need 5,000 prompt tokens; num_ctx is 4096: set backend.ollama.num_ctx to at least 8192 (simulator model u)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Run error %q does not say %q", err, want)
+		}
+	}
+	if _, err := os.Stat("results"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a result directory was made: %v", err)
+	}
+	if n := chats(fake); n != 0 {
+		t.Errorf("%d chat requests ran; want none", n)
+	}
+}

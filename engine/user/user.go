@@ -70,6 +70,19 @@ func Prompt(framing, instructions, stop string) string {
 	return strings.NewReplacer("{instructions}", strings.TrimSpace(instructions), "{stop}", stop).Replace(framing)
 }
 
+// Request is the chat request Next sends for user turn n, conv being
+// the conversation as the model saw it: the simulator's system prompt,
+// then conv flipped to the user's side. The context check measures the
+// request for the opening alone (conv without the model's answer) with
+// it, so what is measured is what the simulator is sent.
+func (s *Simulator) Request(n int, conv []backend.Message) *backend.Request {
+	key := s.Key
+	key.Turn, key.Side = n, backend.SideUser
+	return &backend.Request{
+		Model: s.Model, Messages: Flip(s.System, conv), Seed: s.Seed, Temperature: s.Temperature, Key: key,
+	}
+}
+
 // ErrSilent is the cause of the error for a simulator reply with no text.
 var ErrSilent = errors.New("the simulated user wrote nothing")
 
@@ -77,11 +90,7 @@ var ErrSilent = errors.New("the simulated user wrote nothing")
 // reply that is empty, or only space, is an infrastructure error (the
 // simulator failed, not the model under test).
 func (s *Simulator) Next(ctx context.Context, n int, conv []backend.Message) (Turn, bool, error) {
-	key := s.Key
-	key.Turn, key.Side = n, backend.SideUser
-	req := &backend.Request{
-		Model: s.Model, Messages: Flip(s.System, conv), Seed: s.Seed, Temperature: s.Temperature, Key: key,
-	}
+	req := s.Request(n, conv)
 	start := time.Now()
 	resp, err := s.Backend.Chat(ctx, req)
 	if err != nil {

@@ -3,6 +3,7 @@ package user
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/toolward/toolward/engine/backend"
@@ -59,6 +60,10 @@ func TestSimulatorSeesTheUsersSide(t *testing.T) {
 	}
 	if req.Model != "sim" || req.Seed != 4 || req.Temperature != 0.3 || len(req.Tools) != 0 || req.Key.Side != backend.SideUser || req.Key.Turn != 0 || req.Key.Case != "c" {
 		t.Errorf("request %+v", req)
+	}
+	// Request, which the context check measures, is what Next sent.
+	if got := s.Request(0, conv); !reflect.DeepEqual(got, req) {
+		t.Errorf("Request = %+v; Next sent %+v", got, req)
 	}
 }
 
