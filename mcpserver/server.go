@@ -56,6 +56,10 @@ type Options struct {
 	// Database is a SQL script to build each session's database from.
 	// Empty means the bundled fixtures/db/company.sql.
 	Database string
+	// QuerySteps is query_database's budget of SQLite engine steps per
+	// query, within sqlbox.MinSteps..sqlbox.MaxStepsLimit; 0 means
+	// sqlbox.MaxSteps.
+	QuerySteps int64
 	// DriftURL and RunsURL are the base URLs of the services model_drift
 	// and compare_runs query (see package lookup). Empty means
 	// $TOOLWARD_DRIFT_URL / $TOOLWARD_RUNS_URL, and if those are empty
@@ -88,6 +92,11 @@ type Server struct {
 // lookup configuration, and builds the MCP server.
 func New(opts Options) (*Server, error) {
 	s := &Server{real: map[string]bool{}}
+	if opts.QuerySteps != 0 {
+		if err := sqlbox.CheckSteps(opts.QuerySteps); err != nil {
+			return nil, fmt.Errorf("query steps: %w", err)
+		}
+	}
 
 	defs, err := ParseToolDefs(toolsYAML, "mcpserver/tools.yaml")
 	if err != nil {
@@ -144,6 +153,11 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("%s: %w", opts.Database, err)
 		}
 		return nil, err
+	}
+	if opts.QuerySteps != 0 {
+		if err := s.db.SetSteps(opts.QuerySteps); err != nil {
+			return nil, err
+		}
 	}
 
 	// Both services' fixtures live in one handler: build it at most once.

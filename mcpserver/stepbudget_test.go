@@ -121,3 +121,24 @@ func TestCaseQueriesWithinBudget(t *testing.T) {
 	}
 	t.Logf("%d queries, at most %d steps (MaxSteps %d)", len(sqls), most, sqlbox.MaxSteps)
 }
+
+// TestQueryStepsOption: Options.QuerySteps is the budget query_database's
+// refusal names, and a budget outside sqlbox's bounds fails New.
+func TestQueryStepsOption(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int64{-1, sqlbox.MinSteps - 1, sqlbox.MaxStepsLimit + 1} {
+		if _, err := New(Options{QuerySteps: n}); err == nil || !strings.Contains(err.Error(), "query steps: a query's step budget must be between") {
+			t.Errorf("QuerySteps %d: %v, want refused", n, err)
+		}
+	}
+	s, err := New(Options{QuerySteps: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, s)
+	r := call(t, c, "query_database", map[string]any{"sql": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n"})
+	if !r.IsError || !strings.Contains(text(r), "over the limit of 20000 steps per query") {
+		t.Errorf("endless CTE under QuerySteps 20000: isError=%v %s", r.IsError, text(r))
+	}
+	wantOK(t, call(t, c, "query_database", map[string]any{"sql": "SELECT count(*) FROM employees"}))
+}

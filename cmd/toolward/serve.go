@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/mcpserver"
+	"github.com/toolward/toolward/mcpserver/sqlbox"
 )
 
 func init() {
@@ -45,6 +46,9 @@ Flags:
                         or a JSON {"id": "text"} file (default $TOOLWARD_CORPUS,
                         else the bundled corpus)
   --database FILE       SQL script each session's database is built from
+  --query-steps N       query_database's budget of SQLite engine steps per query
+                        (default %d; %d to %d), for databases whose
+                        ordinary queries need more
   --drift-url URL       model_drift service (default $TOOLWARD_DRIFT_URL, else bundled data)
   --runs-url URL        compare_runs service (default $TOOLWARD_RUNS_URL, else bundled data)
   --max-body BYTES      largest HTTP request body (default %d)
@@ -64,6 +68,7 @@ requests and connections, and 405 for event streams (a client then
 goes on without one). Over stdio, a line longer than %d bytes is answered with a
 JSON-RPC error and skipped.
 `,
+	sqlbox.MaxSteps, sqlbox.MinSteps, sqlbox.MaxStepsLimit,
 	mcpserver.DefaultMaxBodyBytes, mcpserver.DefaultMaxSessions, mcpserver.SessionMemory>>20,
 	mcpserver.DefaultMaxStreams, mcpserver.DefaultMaxRequests, mcpserver.DefaultMaxConns, mcpserver.DefaultSessionIdleTTL,
 	mcpserver.DefaultReadHeaderTimeout, mcpserver.DefaultBodyTimeout, mcpserver.DefaultWriteTimeout, mcpserver.DefaultIdleTimeout,
@@ -88,6 +93,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	descriptions := fs.String("descriptions", "", "")
 	corpus := fs.String("corpus", "", "")
 	database := fs.String("database", "", "")
+	querySteps := fs.Int64("query-steps", sqlbox.MaxSteps, "")
 	driftURL := fs.String("drift-url", "", "")
 	runsURL := fs.String("runs-url", "", "")
 	maxBody := fs.Int64("max-body", mcpserver.DefaultMaxBodyBytes, "")
@@ -104,6 +110,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "toolward serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := sqlbox.CheckSteps(*querySteps); err != nil {
+		fmt.Fprintf(stderr, "toolward serve: --query-steps: %v\n", err)
 		return 2
 	}
 	if *httpAddr == "" {
@@ -130,7 +140,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := mcpserver.Options{
 		Corpus: *corpus, Catalogs: catalogs, NoBundledCatalog: *noDistractors, Database: *database,
-		DriftURL: *driftURL, RunsURL: *runsURL,
+		QuerySteps: *querySteps, DriftURL: *driftURL, RunsURL: *runsURL,
 	}
 	if *descriptions != "" {
 		d, err := toolset.LoadDescriptions(*descriptions)

@@ -19,6 +19,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"plan", "--filter", "nokey", "../../configs/demo.cue"}, 2, "want key=glob"},
 		{[]string{"valdate"}, 2, `(did you mean "validate"?)`},
 		{[]string{"help", "frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"serve", "--query-steps", "0"}, 2, "--query-steps: a query's step budget must be between 10000 and 100000000"},
 		{[]string{"help", "run"}, 0, "usage: toolward run"},
 		{[]string{"--version"}, 0, "toolward "},
 		{[]string{"help"}, 0, "toolward help <command>"},

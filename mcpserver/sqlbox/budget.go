@@ -62,6 +62,25 @@ const (
 	Backstop = 20 * time.Second // wall-clock limit against a stall; below limits.call_timeout's default (30 s)
 )
 
+// A server may set another budget for its queries (Template.SetSteps,
+// toolward serve --query-steps), for databases whose legitimate queries
+// need more steps, within these bounds: fewer than MinSteps would refuse
+// ordinary analytical queries; at MaxStepsLimit a plain runaway already
+// takes about 4 s. Above about 15M steps the heaviest steps (the table
+// above) may reach the backstop before the budget.
+const (
+	MinSteps      = 10_000
+	MaxStepsLimit = 100_000_000
+)
+
+// CheckSteps reports whether n is a budget of steps a server may set.
+func CheckSteps(n int64) error {
+	if n < MinSteps || n > MaxStepsLimit {
+		return fmt.Errorf("a query's step budget must be between %d and %d (default %d), not %d", MinSteps, MaxStepsLimit, MaxSteps, n)
+	}
+	return nil
+}
+
 // maxSteps and backstop are MaxSteps and Backstop, except in tests.
 var (
 	maxSteps int64 = MaxSteps

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -181,5 +182,39 @@ func TestBudgetMessage(t *testing.T) {
 	if !errors.As(err, &qe) || !strings.Contains(qe.Msg, "over the limit of 10000 steps per query") ||
 		!strings.Contains(qe.Msg, "recursive query") || !strings.Contains(qe.Msg, "join") {
 		t.Errorf("message %v", err)
+	}
+}
+
+// TestTemplateSteps: a template's budget applies to the queries of every
+// box opened from it, and only budgets within MinSteps..MaxStepsLimit are
+// accepted.
+func TestTemplateSteps(t *testing.T) {
+	script, err := os.ReadFile("testdata/company.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := NewTemplate(string(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{0, -1, MinSteps - 1, MaxStepsLimit + 1} {
+		if err := tm.SetSteps(n); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("between %d and %d", MinSteps, MaxStepsLimit)) {
+			t.Errorf("SetSteps(%d): %v, want refused with the bounds", n, err)
+		}
+	}
+	if err := tm.SetSteps(20_000); err != nil {
+		t.Fatal(err)
+	}
+	b, err := tm.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	_, err = b.Query(context.Background(), runaway["endless recursive CTE"])
+	if m := stepsRE.FindStringSubmatch(fmt.Sprint(err)); m == nil || m[2] != "20000" {
+		t.Errorf("endless CTE under a 20000-step template: %v", err)
+	}
+	if _, err := open(t).Query(context.Background(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 10000) SELECT count(*) FROM n"); err != nil {
+		t.Errorf("another template keeps MaxSteps: %v", err)
 	}
 }

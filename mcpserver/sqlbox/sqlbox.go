@@ -26,9 +26,29 @@ const (
 
 // The work a query may do is bounded by MaxSteps (see budget.go).
 
-// Template holds the pristine database image that sessions copy.
+// Template holds the pristine database image that sessions copy, and the
+// step budget of their queries.
 type Template struct {
 	image []byte
+	steps int64 // 0: MaxSteps
+}
+
+// SetSteps sets the step budget of every query on the boxes opened from
+// t (MaxSteps until set); n must pass CheckSteps. Call it before Open.
+func (t *Template) SetSteps(n int64) error {
+	if err := CheckSteps(n); err != nil {
+		return err
+	}
+	t.steps = n
+	return nil
+}
+
+// budget is the step budget of a query on a box opened from t.
+func (t *Template) budget() int64 {
+	if t.steps > 0 {
+		return t.steps
+	}
+	return maxSteps
 }
 
 // NewTemplate runs script into an empty database and keeps the result.
@@ -200,7 +220,7 @@ func queryErr(format string, args ...any) error {
 }
 
 // Query runs one read-only statement. Errors the model caused (bad SQL,
-// a write attempt, more than MaxSteps, a query too complex or too
+// a write attempt, more than its step budget, a query too complex or too
 // memory-hungry for the engine) are *QueryError. If the query makes the
 // SQL layer panic, the box is rebuilt (see Fault) and the error is a
 // *QueryError wrapping the *Fault; the next query works on the rebuilt
@@ -220,7 +240,7 @@ func (b *Box) Query(ctx context.Context, query string) (*Result, error) {
 	}
 	var res *Result
 	err := b.guarded("query", func() (err error) {
-		res, err = query1(ctx, b.conns.reader, query, maxSteps, backstop)
+		res, err = query1(ctx, b.conns.reader, query, b.tmpl.budget(), backstop)
 		return err
 	})
 	if f := (*Fault)(nil); errors.As(err, &f) {
