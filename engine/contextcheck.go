@@ -19,7 +19,8 @@ const contextTimeout = 5 * time.Minute
 
 // checkContext measures, before any run, the largest first prompt of
 // each model and tool subset (its case's messages and offered tools, over
-// every description set) with a one-token request, and stops the job when
+// every description set), under each options set, with a one-token
+// request, and stops the job when
 // one does not fit the context the backend gives it: such runs would
 // answer a prompt the server cut (context_truncated). The simulated
 // user's prompt is measured too, as far as it is known before a run (see
@@ -72,16 +73,29 @@ func (s *starting) checkModelContext(ctx context.Context) ([]string, error) {
 				continue // the run records the tool selection's error
 			}
 			req.Seed, req.Temperature = first.Seed, first.Temperature
-			f, err := backend.Measure(ctx, s.be, req)
-			if err != nil {
-				if s.stopped() {
-					return nil, errInterrupted
+			// Each options set is measured with its own settings, as
+			// its cells' runs send them (its num_ctx over the backend's).
+			for _, set := range s.l.Plan.Values(cell.Options) {
+				name := set
+				if set == cell.DefaultOptions {
+					name = "" // no set, as cells hold it
 				}
-				return nil, fmt.Errorf("measuring the longest prompt of tool subset %s for model %s, nothing ran: %w", sub.Name, model, err)
-			}
-			if f.Cut() {
-				problems = append(problems, fmt.Sprintf("subset %s needs %s prompt tokens; %s: %s (model %s, longest prompt: case %s)",
-					sub.Name, f.Needs(), f.Context, f.Fix, model, caseID))
+				req.Options, req.OptionsName = cellOptions(s.l.Config, name), name
+				f, err := backend.Measure(ctx, s.be, req)
+				if err != nil {
+					if s.stopped() {
+						return nil, errInterrupted
+					}
+					return nil, fmt.Errorf("measuring the longest prompt of tool subset %s for model %s, nothing ran: %w", sub.Name, model, err)
+				}
+				if f.Cut() {
+					opts := ""
+					if name != "" {
+						opts = ", options " + name
+					}
+					problems = append(problems, fmt.Sprintf("subset %s needs %s prompt tokens; %s: %s (model %s%s, longest prompt: case %s)",
+						sub.Name, f.Needs(), f.Context, f.Fix, model, opts, caseID))
+				}
 			}
 		}
 	}

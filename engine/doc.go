@@ -31,11 +31,12 @@
 //     a needed tool or expected call the server does not offer stops the
 //     job with a did-you-mean; avoid, forbid and description-set keys that
 //     name no tool are warnings. Then measure, with a one-token request,
-//     the longest first prompt of each model and tool subset (checkContext,
-//     unless Options.SkipContextCheck): one that does not fit the context
-//     the backend gives it (Ollama cuts it silently) stops the job with the
-//     num_ctx that would fit; the simulated user's system prompt and
-//     opening are measured the same way, in the same message. On resume, compact runs.jsonl to the runs
+//     the longest first prompt of each model, tool subset and options set
+//     (checkContext, unless Options.SkipContextCheck): one that does not
+//     fit the context the backend gives it (Ollama cuts it silently)
+//     stops the job with the num_ctx that would fit; the simulated user's
+//     system prompt and opening are measured the same way, in the same
+//     message. On resume, compact runs.jsonl to the runs
 //     that finished with pass or fail: a run whose case now shows the
 //     model something else (its id changed) runs again, one judged by
 //     older scoring rules is re-scored from its record (no model

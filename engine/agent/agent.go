@@ -111,6 +111,7 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		Seed:        in.Cell.Seed,
 		Temperature: in.Cell.Temperature,
 		Options:     in.Options,
+		OptionsName: in.Cell.Options,
 		Key:         backend.Key{Case: in.Case.ID, Cell: in.Cell.Values()},
 	}
 	if in.User != nil {

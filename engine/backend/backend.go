@@ -51,6 +51,10 @@ type Request struct {
 	// over the backend's own settings; nil for the "default" set. Each
 	// backend reads only its own entry.
 	Options *schema.OptionsSet
+	// OptionsName is the options set's name in the run config (its
+	// options_sets key), for messages that say which setting to change;
+	// "" with no set.
+	OptionsName string
 	// Key identifies the turn for replay and recording; real backends
 	// ignore it.
 	Key Key

@@ -23,7 +23,7 @@ func (b *Backend) MeasurePrompt(ctx context.Context, req *backend.Request) (*bac
 	if err != nil {
 		return nil, b.mapError(ctx, err, "measuring a prompt for "+req.Model, req.Model)
 	}
-	return b.fit(ctx, creq, tools, n), nil
+	return b.fit(ctx, req, creq, tools, n), nil
 }
 
 // countPrompt sends creq asking for one token (with num_ctx numCtx when
@@ -46,11 +46,11 @@ func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools 
 	return r.final.PromptEvalCount, nil
 }
 
-// fit is the prompt of creq, counted as tokens prompt tokens, against
-// its context: num_ctx when the request sets it, else the one the server
-// gave the model. A prompt that reached it is measured again with larger
-// contexts (ollamactx.FullSize) to learn its full size.
-func (b *Backend) fit(ctx context.Context, creq *api.ChatRequest, tools [][]byte, tokens int) *backend.PromptFit {
+// fit is the prompt of creq (req on the wire), counted as tokens prompt
+// tokens, against its context: num_ctx when the request sets it, else the
+// one the server gave the model. A prompt that reached it is measured
+// again with larger contexts (ollamactx.FullSize) to learn its full size.
+func (b *Backend) fit(ctx context.Context, req *backend.Request, creq *api.ChatRequest, tools [][]byte, tokens int) *backend.PromptFit {
 	f := &backend.PromptFit{Tokens: tokens}
 	if n := intOption(creq.Options["num_ctx"]); n > 0 {
 		f.Limit, f.Context = n, fmt.Sprintf("num_ctx is %d", n)
@@ -71,18 +71,28 @@ func (b *Backend) fit(ctx context.Context, creq *api.ChatRequest, tools [][]byte
 		return f
 	}
 	own := b.win.Trained(ctx, creq.Model)
+	setting := b.ctxSetting(req)
 	f.Need, f.Floor = ollamactx.FullSize(f.Limit, own, func(n int) (int, error) { return b.countPrompt(ctx, creq, tools, n) })
 	switch {
 	case f.Need > 0 && own > 0 && backend.SuggestContext(f.Need) > own:
-		f.Fix = fmt.Sprintf("set %s.num_ctx to %d (the model's own context, the most Ollama gives it)", b.setting, own)
+		f.Fix = fmt.Sprintf("set %s.num_ctx to %d (the model's own context, the most Ollama gives it)", setting, own)
 	case f.Need > 0:
-		f.Fix = fmt.Sprintf("set %s.num_ctx to at least %d", b.setting, backend.SuggestContext(f.Need))
+		f.Fix = fmt.Sprintf("set %s.num_ctx to at least %d", setting, backend.SuggestContext(f.Need))
 	case own > 0 && f.Floor >= own:
 		f.Fix = fmt.Sprintf("the model's own context is %s tokens, the most Ollama gives it: offer fewer tools or a shorter prompt", backend.Thousands(own))
 	default:
 		f.Fix = "offer fewer tools or a shorter prompt"
 	}
 	return f
+}
+
+// ctxSetting is where the run config sets the num_ctx req is sent with:
+// its options set's when the set has one, else the backend's.
+func (b *Backend) ctxSetting(req *backend.Request) string {
+	if o := req.Options; o != nil && o.Ollama != nil && o.Ollama.NumCtx != nil && req.OptionsName != "" {
+		return "options_sets." + req.OptionsName + ".ollama"
+	}
+	return b.setting
 }
 
 // truncated is the error for a reply to a prompt the server cut.

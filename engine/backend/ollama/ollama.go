@@ -261,7 +261,7 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 			Msg: fmt.Sprintf("ollama at %s: chat with %s: stream ended before the final chunk", b.host, req.Model)}
 	default:
 		resp.TokensIn, resp.TokensOut, resp.DoneReason = r.final.PromptEvalCount, r.final.EvalCount, r.final.DoneReason
-		if f := b.fit(ctx, creq, tools, resp.TokensIn); f.Cut() {
+		if f := b.fit(ctx, req, creq, tools, resp.TokensIn); f.Cut() {
 			return nil, b.truncated(req.Model, f)
 		}
 	}
