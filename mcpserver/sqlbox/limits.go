@@ -57,7 +57,6 @@ var sqliteLimits = []struct {
 	value int
 }{
 	{sqlite3.LIMIT_ATTACHED, 0},
-	{sqlite3.LIMIT_LENGTH, MaxValueLen},
 	{sqlite3.LIMIT_SQL_LENGTH, MaxSQLLength + 100},
 	{sqlite3.LIMIT_EXPR_DEPTH, MaxExprDepth},
 	{sqlite3.LIMIT_COMPOUND_SELECT, MaxCompoundTerms},
@@ -70,10 +69,13 @@ var sqliteLimits = []struct {
 	{sqlite3.LIMIT_PARSER_DEPTH, maxParserDepth},
 }
 
-func setLimits(c *sqlite3.Conn) {
+// setLimits sets sqliteLimits on c, and valueLen as SQLITE_LIMIT_LENGTH
+// (see Template.ValueLen).
+func setLimits(c *sqlite3.Conn, valueLen int) {
 	for _, l := range sqliteLimits {
 		c.Limit(l.id, l.value)
 	}
+	c.Limit(sqlite3.LIMIT_LENGTH, valueLen)
 }
 
 // shape is what checkShape counts in a query's text.

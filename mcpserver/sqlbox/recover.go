@@ -79,10 +79,10 @@ func (b *Box) poisoned(op string, value any) *Fault {
 	b.conns = conns{}
 	image, from := b.snapshot(old.name)
 	discard(old)
-	c, err := openImage(image)
+	c, err := openImage(image, b.tmpl.valueLen)
 	if err != nil && from == RestoredSession {
 		image, from = b.tmpl.image, RestoredTemplate
-		c, err = openImage(image)
+		c, err = openImage(image, b.tmpl.valueLen)
 	}
 	if err != nil {
 		b.closed = true

@@ -19,7 +19,7 @@ import (
 const (
 	MaxRows      = 500       // rows returned; more set Result.Truncated
 	MaxSQLLength = 20000     // bytes of SQL accepted
-	MaxValueLen  = 2048      // largest string or blob a query may build or read (SQLITE_LIMIT_LENGTH; see budget.go)
+	MaxValueLen  = 2048      // largest string, blob or row a query may build or read (SQLITE_LIMIT_LENGTH; see budget.go), unless the database's rows need more (see Template.ValueLen)
 	MaxCellChars = 2000      // bytes of a text or blob value in results; longer ones are cut (see also MaxRowBytes)
 	MaxHeap      = 128 << 20 // bytes SQLite may allocate on the query connection
 )
@@ -27,11 +27,23 @@ const (
 // The work a query may do is bounded by MaxSteps (see budget.go).
 
 // Template holds the pristine database image that sessions copy, and the
-// step budget of their queries.
+// limits of their queries.
 type Template struct {
-	image []byte
-	steps int64 // 0: MaxSteps
+	image    []byte
+	steps    int64 // 0: MaxSteps
+	valueLen int   // see ValueLen
 }
+
+// rowFactor is how many of the database's widest rows one value or row a
+// query builds may hold (a join of a few rows, sorted).
+const rowFactor = 4
+
+// ValueLen is the largest string, blob or row (SQLITE_LIMIT_LENGTH) a
+// query on t's database may build or read: MaxValueLen, or rowFactor
+// times the database's widest row if that is more, so that every row can
+// be read, sorted and joined. It bounds the work of one step (see
+// budget.go), so a database of wide rows allows heavier steps.
+func (t *Template) ValueLen() int { return t.valueLen }
 
 // SetSteps sets the step budget of every query on the boxes opened from
 // t (MaxSteps until set); n must pass CheckSteps. Call it before Open.
@@ -61,11 +73,74 @@ func NewTemplate(script string) (*Template, error) {
 	if err := c.Exec(script); err != nil {
 		return nil, fmt.Errorf("sqlbox: running database script: %w", err)
 	}
+	widest, err := widestRow(c)
+	if err != nil {
+		return nil, fmt.Errorf("sqlbox: measuring the database's rows: %w", err)
+	}
 	image, err := serdes.Serialize(c, "main")
 	if err != nil {
 		return nil, fmt.Errorf("sqlbox: serializing template: %w", err)
 	}
-	return &Template{image: image}, nil
+	return &Template{image: image, valueLen: int(min(max(MaxValueLen, rowFactor*widest), maxLength))}, nil
+}
+
+// maxLength is SQLite's own bound on SQLITE_LIMIT_LENGTH.
+const maxLength = 1_000_000_000
+
+// widestRow returns the most bytes the values of one row of any table of
+// c's database take.
+func widestRow(c *sqlite3.Conn) (int64, error) {
+	var tables []string
+	if err := eachRow(c, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name", func(s *sqlite3.Stmt) {
+		tables = append(tables, s.ColumnText(0))
+	}); err != nil {
+		return 0, err
+	}
+	var widest int64
+	for _, table := range tables {
+		var cols []string
+		if err := eachRow(c, "SELECT name FROM pragma_table_info("+quoteString(table)+")", func(s *sqlite3.Stmt) {
+			cols = append(cols, "coalesce(length(CAST("+quoteIdent(s.ColumnText(0))+" AS BLOB)), 0)")
+		}); err != nil {
+			return 0, err
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		if err := eachRow(c, "SELECT coalesce(max("+sumTree(cols)+"), 0) FROM "+quoteIdent(table), func(s *sqlite3.Stmt) {
+			widest = max(widest, s.ColumnInt64(0))
+		}); err != nil {
+			return 0, err
+		}
+	}
+	return widest, nil
+}
+
+// sumTree adds terms as a balanced tree, so that a table of many columns
+// stays within SQLite's expression depth.
+func sumTree(terms []string) string {
+	if len(terms) == 1 {
+		return terms[0]
+	}
+	return "(" + sumTree(terms[:len(terms)/2]) + " + " + sumTree(terms[len(terms)/2:]) + ")"
+}
+
+// eachRow runs query on c and calls fn on each row.
+func eachRow(c *sqlite3.Conn, query string, fn func(*sqlite3.Stmt)) error {
+	stmt, _, err := c.Prepare(query)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for stmt.Step() {
+		fn(stmt)
+	}
+	return stmt.Err()
+}
+
+// quoteString quotes an SQL string literal.
+func quoteString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 var boxSeq atomic.Int64
@@ -90,7 +165,7 @@ type conns struct {
 
 // Open creates a private copy of the template database.
 func (t *Template) Open() (*Box, error) {
-	c, err := openImage(t.image)
+	c, err := openImage(t.image, t.valueLen)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +176,8 @@ func (t *Template) Open() (*Box, error) {
 func uri(name string) string { return "file:/" + name + "?vfs=memdb" }
 
 // openImage copies image into a new memdb database and opens the writer
-// and the guarded reader on it.
-func openImage(image []byte) (c conns, err error) {
+// and the guarded reader on it, whose values may be valueLen bytes.
+func openImage(image []byte, valueLen int) (c conns, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("sqlbox: opening session database panicked: %v", r)
@@ -120,15 +195,16 @@ func openImage(image []byte) (c conns, err error) {
 	if c.reader, err = sqlite3.OpenFlags(uri(c.name), sqlite3.OPEN_READONLY|sqlite3.OPEN_URI); err != nil {
 		return c, fmt.Errorf("sqlbox: opening session database: %w", err)
 	}
-	if err := guard(c.reader, c.writer); err != nil {
+	if err := guard(c.reader, c.writer, valueLen); err != nil {
 		return c, fmt.Errorf("sqlbox: guarding query connection: %w", err)
 	}
 	return c, nil
 }
 
-// guard locks down the connection c that runs model-written SQL; w is
-// the connection its metered functions delegate to (see meter).
-func guard(c, w *sqlite3.Conn) error {
+// guard locks down the connection c that runs model-written SQL, whose
+// values may be valueLen bytes; w is the connection its metered functions
+// delegate to (see meter).
+func guard(c, w *sqlite3.Conn, valueLen int) error {
 	// Each connection runs in its own WebAssembly instance, so the heap
 	// limit bounds what one query can allocate (sorts, temp b-trees, which
 	// are kept in memory rather than in temporary files).
@@ -143,7 +219,7 @@ func guard(c, w *sqlite3.Conn) error {
 	if _, err := c.Config(sqlite3.DBCONFIG_DEFENSIVE, true); err != nil {
 		return err
 	}
-	setLimits(c)
+	setLimits(c, valueLen)
 	if err := meter(c, w); err != nil {
 		return err
 	}
@@ -307,7 +383,7 @@ func query1(ctx context.Context, r *sqlite3.Conn, query string, limit int64, wal
 		if stop := budget.stopped(ctx, wall); stop != nil {
 			return stop
 		}
-		return explain(err)
+		return explain(err, r.Limit(sqlite3.LIMIT_LENGTH, -1))
 	}
 
 	// Prepare the statement as written: this is where the authorizer
@@ -394,8 +470,9 @@ func finite(v float64) any {
 	return v
 }
 
-// explain turns a SQLite error into a message for the model.
-func explain(err error) error {
+// explain turns a SQLite error into a message for the model; valueLen is
+// the query connection's SQLITE_LIMIT_LENGTH.
+func explain(err error, valueLen int) error {
 	if errors.Is(err, sqlite3.AUTH) {
 		return queryErr("query_database is read-only: only SELECT queries that read the tables are allowed (%v)", err)
 	}
@@ -406,7 +483,7 @@ func explain(err error) error {
 		return queryErr("query needs more memory than allowed (%d MiB)", MaxHeap>>20)
 	}
 	if errors.Is(err, sqlite3.TOOBIG) {
-		return queryErr("query builds a value that is too large (limit %d bytes)", MaxValueLen)
+		return queryErr("query builds a value that is too large (limit %d bytes for a string, blob or row): select fewer or shorter columns, or cut long values with substr()", valueLen)
 	}
 	var se *sqlite3.Error
 	if errors.As(err, &se) {

@@ -23,6 +23,7 @@ var heavy = map[string]string{
 	"replace":     "replace(x || i, printf('%.1000c', 'a') || 'b', '') < ''",
 	"trim":        "trim(x || i, printf('%.1000c', 'b')) < ''",
 	"decimal_mul": "decimal_mul(printf('%.1000c', '9') || i, printf('%.1000c', '9')) < ''",
+	"randomblob":  strings.Repeat("length(randomblob(2000 + i % 2)) + ", 20) + "0 < 0",
 }
 
 const heavyBudget = 100_000
@@ -50,7 +51,7 @@ func TestHeavyStepsStoppedByBudget(t *testing.T) {
 				t.Fatalf("%s: error %v (%T), want the budget's *QueryError", name, err, err)
 			}
 			m := stepsRE.FindStringSubmatch(qe.Msg)
-			if m == nil || m[2] != strconv.Itoa(heavyBudget) || !strings.Contains(qe.Msg, "the work of LIKE, GLOB, REGEXP, instr, replace, trim or decimal_mul") {
+			if m == nil || m[2] != strconv.Itoa(heavyBudget) || !strings.Contains(qe.Msg, "the work of LIKE, GLOB, REGEXP, instr, replace, trim, decimal_mul or randomblob") {
 				t.Fatalf("%s: %q, want the budget of %d steps and the functions' work", name, qe.Msg, heavyBudget)
 			}
 			if steps, _ := strconv.ParseInt(m[1], 10, 64); steps <= heavyBudget {
@@ -117,17 +118,30 @@ func TestValueLenLimit(t *testing.T) {
 	for _, q := range []string{
 		fmt.Sprintf("SELECT length(printf('%%.*c', %d, 'a')) AS n", MaxValueLen+1),
 		fmt.Sprintf("SELECT length(zeroblob(%d)) AS n", MaxValueLen+1),
+		fmt.Sprintf("SELECT length(randomblob(%d)) AS n", MaxValueLen+1),
 		"SELECT length(name) AS n FROM employees WHERE id = 1",
 	} {
 		_, err := b.Query(context.Background(), q)
 		var qe *QueryError
-		if !errors.As(err, &qe) || !strings.Contains(qe.Msg, fmt.Sprintf("too large (limit %d bytes)", MaxValueLen)) {
+		if !errors.As(err, &qe) || !strings.Contains(qe.Msg, fmt.Sprintf("too large (limit %d bytes for a string, blob or row)", MaxValueLen)) {
 			t.Errorf("%s: %v, want the value limit", q, err)
 		}
 	}
 	res, err := b.Query(context.Background(), fmt.Sprintf("SELECT length(printf('%%.*c', %d, 'a')) AS n, count(*) AS c FROM employees WHERE id <> 1", MaxValueLen))
 	if err != nil || res.Rows[0]["n"] != int64(MaxValueLen) {
 		t.Errorf("a value of MaxValueLen bytes: %v %v", res, err)
+	}
+}
+
+// TestRandomblob: the query connection's randomblob gives blobs of the
+// length asked (at least one byte, as SQLite's), new bytes each call.
+func TestRandomblob(t *testing.T) {
+	res, err := open(t).Query(context.Background(), "SELECT length(randomblob(100)) AS a, typeof(randomblob(3)) AS b, length(randomblob(0)) AS c, length(randomblob(NULL)) AS d, length(randomblob(2.7)) AS e, randomblob(16) <> randomblob(16) AS f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(res.Rows[0]), "map[a:100 b:blob c:1 d:1 e:2 f:1]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }
 
@@ -138,5 +152,35 @@ func TestUnboundedFunctionRefused(t *testing.T) {
 	var qe *QueryError
 	if !errors.As(err, &qe) || !strings.Contains(qe.Msg, "decimal_pow2() is not available in query_database") {
 		t.Errorf("decimal_pow2: %v, want refused", err)
+	}
+}
+
+// TestValueLenFollowsWideRows: a database whose rows are wider than
+// MaxValueLen raises its queries' value limit to rowFactor of them, so
+// that its rows can be sorted and joined; the refusal names that limit.
+func TestValueLenFollowsWideRows(t *testing.T) {
+	if got := template(t).ValueLen(); got != MaxValueLen {
+		t.Errorf("the test database's ValueLen is %d, want MaxValueLen %d", got, MaxValueLen)
+	}
+	tm, err := NewTemplate("CREATE TABLE w(id INTEGER PRIMARY KEY, a TEXT, b TEXT, \"odd \"\"name\" BLOB); " +
+		"INSERT INTO w VALUES (1, printf('%.1000c', 'a'), printf('%.1000c', 'b'), zeroblob(1000)), (2, 'x', NULL, NULL); CREATE TABLE empty(x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tm.ValueLen(), rowFactor*3001; got != want {
+		t.Fatalf("ValueLen %d, want %d (four rows of 3,001 bytes)", got, want)
+	}
+	b, err := tm.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	res, err := b.Query(context.Background(), "SELECT x.*, y.a AS a2 FROM w x JOIN w y ON y.id = 1 ORDER BY x.id DESC")
+	if err != nil || res.RowCount != 2 {
+		t.Errorf("sorting a join of wide rows: %v %v", res, err)
+	}
+	_, err = b.Query(context.Background(), fmt.Sprintf("SELECT length(printf('%%.*c', %d, 'a')) AS n", tm.ValueLen()+1))
+	if want := fmt.Sprintf("too large (limit %d bytes", tm.ValueLen()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a value over ValueLen: %v, want %q", err, want)
 	}
 }
