@@ -52,6 +52,11 @@ var hostileQueries = []struct{ name, sql, want string }{
 	// limit.
 	{"memory-heavy sort", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 90000) SELECT i, sum(i) OVER (ORDER BY zeroblob(2000) || i) AS s FROM n",
 		fmt.Sprintf("more memory than allowed (%d MiB", sqlbox.MaxHeap>>20)},
+	// Few steps, each heavy: stopped by the step budget, which counts the
+	// work of LIKE on long strings, long before the wall-clock backstop.
+	{"LIKE bomb on long strings", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n), s(x) AS MATERIALIZED (SELECT printf('%.2000c', 'a')) SELECT count(*) FROM n, s WHERE (x || i) LIKE '%' || printf('%.990c', 'a') || 'b'",
+		fmt.Sprintf("over the limit of %d steps per query, ", sqlbox.MaxSteps)},
+	{"value over the limit", "SELECT printf('%.5000c', 'a') AS v", fmt.Sprintf("too large (limit %d bytes", sqlbox.MaxValueLen)},
 }
 
 // TestQueryDatabaseHostile calls the tool through the real server: every

@@ -46,9 +46,9 @@ type Result struct {
 	// to narrow the query.
 	Truncated bool   `json:"truncated"`
 	Note      string `json:"note,omitempty"`
-	// Steps is how many virtual-machine steps the query ran (see
-	// MaxSteps). It is the server's measurement, not part of the result
-	// the model sees.
+	// Steps is how many virtual-machine steps the query ran, with the
+	// work metered functions charged (see MaxSteps and work.go). It is the
+	// server's measurement, not part of the result the model sees.
 	Steps int64 `json:"-"`
 }
 
