@@ -9,8 +9,9 @@ import (
 
 // Work of the functions whose cost is not bounded by a step.
 //
-// MaxValueLen bounds what one step of SQLite's own code can do to a value
-// (copy, compare, convert it). A few built-in functions do more: their
+// The value limit (Template.ValueLen) bounds what one step of SQLite's
+// own code can do to a value (copy, compare, convert it). A few built-in
+// functions do more: their
 // work grows with the product of two arguments' lengths (a LIKE pattern
 // scanned from every position of the string, instr and replace comparing
 // the needle at every position, trim testing every character against
@@ -20,9 +21,11 @@ import (
 // the result on the box's other connection (the writer, idle while a
 // query runs), so results and errors are SQLite's own. Their results are
 // bounded by their arguments (replace's by len(X)/len(Y)·len(Z), charged
-// too), and one over MaxValueLen is refused when the query connection
-// takes it. A query over budget stops at the call that would spend it,
-// with the budget's message, before doing the work.
+// too), and one over the value limit is refused when the query
+// connection takes it. A query over budget stops at the call that would
+// spend it, with the budget's message, before doing the work. randomblob
+// and the NOCASE collation are replaced too, by Go code that charges the
+// budget (see randomblob and nocase).
 //
 // The charges count comparisons, 16 to a step: one step of the virtual
 // machine costs about 60 ns here, one byte comparison of LIKE's matcher
@@ -76,6 +79,30 @@ func randomblob(ctx sqlite3.Context, arg ...sqlite3.Value) {
 	blob := make([]byte, n)
 	rand.Read(blob)
 	ctx.ResultBlob(blob)
+}
+
+// nocase is SQLite's NOCASE collation (sqlite3StrNICmp over the shorter
+// length, then the longer value last): ASCII letters compare without
+// case, and the comparison stops at a NUL byte of a. The query connection
+// uses this copy, which charges a step per 128 bytes compared, so that a
+// query of long NOCASE comparisons or sorts is stopped by its budget
+// (SQLite's loop costs about 1 ns a byte).
+func nocase(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		ca, cb := lower(a[i]), lower(b[i])
+		if a[i] == 0 || ca != cb {
+			return int(ca) - int(cb)
+		}
+	}
+	return len(a) - len(b)
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // unmetered are the functions whose work no argument length bounds, and
@@ -137,6 +164,14 @@ func meter(r, w *sqlite3.Conn) error {
 		if err != nil {
 			return err
 		}
+	}
+	if err := r.CreateCollation("NOCASE", func(a, b []byte) int {
+		if budget, ok := r.GetInterrupt().(*stepBudget); ok {
+			budget.charge(int64(min(len(a), len(b)) / 128))
+		}
+		return nocase(a, b)
+	}); err != nil {
+		return err
 	}
 	// Not deterministic: each call gives new bytes.
 	if err := r.CreateFunction("randomblob", 1, sqlite3.INNOCUOUS, randomblob); err != nil {

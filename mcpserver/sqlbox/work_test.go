@@ -24,6 +24,7 @@ var heavy = map[string]string{
 	"trim":        "trim(x || i, printf('%.1000c', 'b')) < ''",
 	"decimal_mul": "decimal_mul(printf('%.1000c', '9') || i, printf('%.1000c', '9')) < ''",
 	"randomblob":  strings.Repeat("length(randomblob(2000 + i % 2)) + ", 20) + "0 < 0",
+	"NOCASE":      strings.Repeat("((x || i) = (x || (i + 1)) COLLATE NOCASE) + ", 40) + "0 < 0",
 }
 
 const heavyBudget = 100_000
@@ -51,7 +52,7 @@ func TestHeavyStepsStoppedByBudget(t *testing.T) {
 				t.Fatalf("%s: error %v (%T), want the budget's *QueryError", name, err, err)
 			}
 			m := stepsRE.FindStringSubmatch(qe.Msg)
-			if m == nil || m[2] != strconv.Itoa(heavyBudget) || !strings.Contains(qe.Msg, "the work of LIKE, GLOB, REGEXP, instr, replace, trim, decimal_mul or randomblob") {
+			if m == nil || m[2] != strconv.Itoa(heavyBudget) || !strings.Contains(qe.Msg, "the work of LIKE, GLOB, REGEXP, instr, replace, trim, decimal_mul, randomblob or NOCASE comparisons") {
 				t.Fatalf("%s: %q, want the budget of %d steps and the functions' work", name, qe.Msg, heavyBudget)
 			}
 			if steps, _ := strconv.ParseInt(m[1], 10, 64); steps <= heavyBudget {
@@ -71,8 +72,9 @@ func TestHeavyStepsStoppedByBudget(t *testing.T) {
 	}
 }
 
-// TestMeteredFunctionsAgree: the metered functions give what SQLite's own
-// give, types, NULLs, blobs and errors included. The query connection
+// TestMeteredFunctionsAgree: the metered functions, and the metered NOCASE
+// collation, give what SQLite's own give, types, NULLs, blobs, errors
+// and sort orders included. The query connection
 // computes each expression through its metered functions, the writer
 // with the built-in ones.
 func TestMeteredFunctionsAgree(t *testing.T) {
@@ -88,6 +90,9 @@ func TestMeteredFunctionsAgree(t *testing.T) {
 		"replace('abc', 'abc', '')", "trim('xxhixx', 'x')", "ltrim('  a  ', ' ')", "rtrim('abcc', 'c')",
 		"trim(NULL, 'x')", "trim('xax', NULL)", "trim(12.50, '0')", "decimal_mul('1.5', '2')", "decimal_mul(NULL, 1)",
 		"decimal_mul('-0.25', '4.000')", "'a' LIKE 'aa' ESCAPE 'xy'", "'a' LIKE '%' || printf('%.1001c', 'a')",
+		"'abc' = 'ABC' COLLATE NOCASE", "'abd' < 'ABC' COLLATE NOCASE", "'[' < 'a' COLLATE NOCASE", "'ab' < 'ABC' COLLATE NOCASE",
+		"'a' || char(0) || 'b' = 'a' || char(0) || 'c' COLLATE NOCASE", "'ÄB' = 'äb' COLLATE NOCASE", "'' = '' COLLATE NOCASE",
+		"(SELECT group_concat(v, ',') FROM (SELECT v FROM (VALUES ('b'), ('A'), ('a'), ('B'), ('_'), ('['), ('é'), ('É')) ORDER BY v COLLATE NOCASE, v))",
 	} {
 		q := fmt.Sprintf("SELECT quote(%s) AS q, typeof(%s) AS t", e, e)
 		want, werr := b.QueryRow(q)
