@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/fixtures/fakes/notes"
+	"github.com/toolward/toolward/fixtures/fakes/raceexit"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/record"
 	"github.com/toolward/toolward/schema/results"
@@ -26,6 +27,14 @@ import (
 const serverEnv = "TOOLWARD_ENGINE_TEST_MCP_SERVER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) != "" {
+		// The test server's environment is what the engine hands a
+		// command server; without the race runtime's exit second, a
+		// graceful close does not wait for it. (The notes server is
+		// mostly started per run, and killed: starting twice would cost
+		// more than it saves.)
+		raceexit.Restart()
+	}
 	if os.Getenv(notesEnv) != "" {
 		if err := notes.Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "notes server:", err)

@@ -12,6 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/toolward/toolward/fixtures/fakes/raceexit"
 )
 
 // stdioRole, when set, makes the test binary the server as `toolward
@@ -23,6 +25,8 @@ func TestMain(m *testing.M) {
 	// Every structured result the tests see is checked against its
 	// tool's output schema.
 	extraServerOptions = []server.ServerOption{server.WithOutputSchemaValidation()}
+	// The stdio server process exits without the race runtime's second.
+	raceexit.Setenv()
 	if os.Getenv(stdioRole) != "" {
 		s, err := New(Options{NoBundledCatalog: true})
 		if err == nil {

@@ -171,14 +171,7 @@ func TestStdioSubprocess(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe)
-	// Under -race the process would sleep 1 s before exiting (GORACE's
-	// atexit_sleep_ms) after stdin closes; 10 ms still lets a race report
-	// being written get out.
-	gorace := os.Getenv("GORACE")
-	if !strings.Contains(gorace, "atexit_sleep_ms") {
-		gorace = strings.TrimSpace(gorace + " atexit_sleep_ms=10")
-	}
-	cmd.Env = append(os.Environ(), stdioRole+"=1", "GORACE="+gorace)
+	cmd.Env = append(os.Environ(), stdioRole+"=1") // GORACE included: see TestMain
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder

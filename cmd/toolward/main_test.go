@@ -3,26 +3,28 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/toolward/toolward/fixtures/fakes/raceexit"
 )
 
 // TestMain lets testscript scripts run the real toolward command in-process
 // as `exec toolward ...`.
 //
 // Each `exec toolward` is a new process of this test binary, about 270
-// of them in the scripts. Under -race each process sleeps GORACE's
-// atexit_sleep_ms before it exits (1 s by default, so that a race report
-// being written by another goroutine gets out), which alone made the
-// scripts take two minutes; 10 ms is still time to finish a report.
-// testscript passes GORACE on to the scripts, and exec.Command inherits
-// it; a GORACE that sets atexit_sleep_ms itself is left alone.
+// of them in the scripts; under -race each waited a second before it
+// exited (see package raceexit), which alone made the scripts take two
+// minutes. testscript passes GORACE on to the scripts, and exec.Command
+// inherits it. A `toolward serve` that toolward starts as a command
+// server gets only the variables of session.InheritedEnv, GORACE not
+// among them: it starts itself again with GORACE set.
 func TestMain(m *testing.M) {
-	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=10"))
+	if filepath.Base(os.Args[0]) == "toolward" {
+		raceexit.Restart()
 	}
+	raceexit.Setenv()
 	testscript.Main(m, map[string]func(){
 		"toolward": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolward/toolward/fixtures/fakes/hostilemcp"
 	"github.com/toolward/toolward/fixtures/fakes/notes"
+	"github.com/toolward/toolward/fixtures/fakes/raceexit"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -26,6 +27,12 @@ import (
 const roleEnv = "TOOLWARD_SESSION_TEST_ROLE"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(roleEnv) != "" {
+		// A server role: its environment is what a Source hands a
+		// command server; without the race runtime's exit second, a
+		// graceful close does not wait for it.
+		raceexit.Restart()
+	}
 	if mode, ok := strings.CutPrefix(os.Getenv(roleEnv), "hostile:"); ok {
 		hostilemcp.Stdio(mode, os.Stdin, os.Stdout)
 		os.Exit(0)
