@@ -19,9 +19,13 @@ import (
 // TestLongConversationCutsTheSimulator: a conversation that goes on
 // until the simulated user's prompt outgrows the context its server
 // gives (no num_ctx: the running instance's context, from /api/ps), with
-// the fake counting tokens from the text as it does by default. The turn
-// Ollama cut ends the run as a context_truncated error of the simulated
-// user, tried once and unscored; the conversation up to it is kept.
+// the fake counting tokens from the text as it does by default. Left to
+// itself Ollama would drop the simulator's oldest messages and answer
+// the rest, its count of prompt tokens under the context (so the run
+// failed with max_turns, judged on replies to a conversation the
+// simulator no longer saw); asked not to (truncate false), it refuses.
+// The run is a context_truncated error of the simulated user, tried
+// once and unscored; the conversation up to it is kept.
 func TestLongConversationCutsTheSimulator(t *testing.T) {
 	long := strings.Repeat("five ", 120)
 	models := fakeollama.Start(t, fakeollama.Options{Models: []fakeollama.Model{{Name: "m"}}, Script: func(*api.ChatRequest) fakeollama.Reply {

@@ -20,14 +20,16 @@ func (b *Backend) MeasurePrompt(ctx context.Context, req *backend.Request) (*bac
 		return nil, err
 	}
 	n, err := b.countPrompt(ctx, creq, tools, 0)
-	if err != nil {
+	if err != nil && !tooLong(err) {
 		return nil, b.mapError(ctx, err, "measuring a prompt for "+req.Model, req.Model)
 	}
-	return b.fit(ctx, req, creq, tools, n), nil
+	return b.fit(ctx, req, creq, tools, n, err != nil), nil
 }
 
 // countPrompt sends creq asking for one token (with num_ctx numCtx when
-// positive) and returns the prompt tokens the server counted.
+// positive) and returns the prompt tokens the server counted. A prompt
+// longer than numCtx counts as numCtx (Ollama refused it: tooLong); with
+// numCtx 0 that refusal is the error.
 func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools [][]byte, numCtx int) (int, error) {
 	c := *creq
 	c.Options = maps.Clone(creq.Options)
@@ -37,6 +39,9 @@ func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools 
 	}
 	r := &reply{limit: b.limit}
 	err := b.postChat(ctx, &c, tools, r)
+	if tooLong(err) && numCtx > 0 {
+		return numCtx, nil
+	}
 	if err != nil && err != errCut {
 		return 0, err
 	}
@@ -48,9 +53,11 @@ func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools 
 
 // fit is the prompt of creq (req on the wire), counted as tokens prompt
 // tokens, against its context: num_ctx when the request sets it, else the
-// one the server gave the model. A prompt that reached it is measured
-// again with larger contexts (ollamactx.FullSize) to learn its full size.
-func (b *Backend) fit(ctx context.Context, req *backend.Request, creq *api.ChatRequest, tools [][]byte, tokens int) *backend.PromptFit {
+// one the server gave the model. refused says Ollama refused the prompt
+// as longer than the context (tooLong): it is cut by definition, tokens
+// unknown. A prompt that reached the context is measured again with
+// larger contexts (ollamactx.FullSize) to learn its full size.
+func (b *Backend) fit(ctx context.Context, req *backend.Request, creq *api.ChatRequest, tools [][]byte, tokens int, refused bool) *backend.PromptFit {
 	f := &backend.PromptFit{Tokens: tokens}
 	if n := intOption(creq.Options["num_ctx"]); n > 0 {
 		f.Limit, f.Context = n, fmt.Sprintf("num_ctx is %d", n)
@@ -59,13 +66,23 @@ func (b *Backend) fit(ctx context.Context, req *backend.Request, creq *api.ChatR
 			f.Limit = own
 			f.Context += fmt.Sprintf(", which Ollama caps at the model's own context of %s", backend.Thousands(own))
 		}
-	} else if tokens >= ollamactx.MinContext {
+	} else if tokens >= ollamactx.MinContext || refused {
 		limit, guessed := b.win.Limit(ctx, creq.Model)
-		if guessed && tokens != limit {
+		if guessed && tokens != limit && !refused {
 			return f // a guessed limit counts only when hit exactly
 		}
 		f.Limit = limit
 		f.Context = fmt.Sprintf("num_ctx is not set, and Ollama gives %s a context of %s", creq.Model, backend.Thousands(limit))
+	}
+	if refused {
+		f.Tokens = f.Limit
+		if f.Limit == 0 {
+			// The server did not say what context it gives: the prompt
+			// is longer, by how much is unknown.
+			f.Tokens, f.Limit, f.Context = 1, 1, "the context Ollama gives "+creq.Model+" is unknown"
+			f.Fix = "set " + b.ctxSetting(req) + ".num_ctx"
+			return f
+		}
 	}
 	if !f.Cut() {
 		return f
@@ -95,8 +112,18 @@ func (b *Backend) ctxSetting(req *backend.Request) string {
 	return b.setting
 }
 
-// truncated is the error for a reply to a prompt the server cut.
-func (b *Backend) truncated(model string, f *backend.PromptFit) *backend.Error {
+// truncated is the error for a prompt longer than its context: one the
+// server cut and answered (refused false), or refused (tooLong). Both
+// are KindContextTruncated, so a run's record does not depend on the
+// server's version.
+func (b *Backend) truncated(model string, f *backend.PromptFit, refused bool) *backend.Error {
+	if refused {
+		return &backend.Error{
+			Kind: backend.KindContextTruncated,
+			Msg: fmt.Sprintf("ollama at %s: chat with %s: the prompt needs %s tokens, more than its context (%s); Ollama would cut it without saying so, and refused it as asked (truncate false); nothing is scored: %s",
+				b.host, model, f.Needs(), f.Context, f.Fix),
+		}
+	}
 	return &backend.Error{
 		Kind: backend.KindContextTruncated,
 		Msg: fmt.Sprintf("ollama at %s: chat with %s: the prompt needs %s tokens and Ollama cut it to %s (%s) without saying so; the reply is not scored: %s",

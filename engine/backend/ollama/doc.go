@@ -45,7 +45,11 @@
 // Errors are *backend.Error: unreachable server, 5xx and a broken
 // stream are KindUnavailable and retryable; 429 is KindThrottled (waited
 // out by backend.Throttle); 404 is KindModelMissing;
-// 400 "does not support tools" is KindNoTools; another 4xx is
+// 400 "does not support tools" is KindNoTools; 400 "the input length
+// exceeds the context length", Ollama's refusal of a prompt longer than
+// the context (every chat asks for it with truncate false, rather than
+// have the prompt cut), is KindContextTruncated, as a reply whose prompt
+// was cut is (see context.go); another 4xx is
 // KindBadRequest, and so is a request that cannot be signed (no key); an
 // expired context is KindTimeout.
 package ollama

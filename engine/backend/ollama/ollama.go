@@ -241,6 +241,9 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 	r := &reply{limit: b.limit}
 	err = b.postChat(ctx, creq, tools, r)
 	latency := time.Since(start)
+	if tooLong(err) {
+		return nil, b.truncated(req.Model, b.fit(ctx, req, creq, tools, 0, true), true)
+	}
 	if err != nil && !errors.Is(err, errCut) {
 		return nil, b.mapError(ctx, err, "chat with "+req.Model, req.Model)
 	}
@@ -261,8 +264,10 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 			Msg: fmt.Sprintf("ollama at %s: chat with %s: stream ended before the final chunk", b.host, req.Model)}
 	default:
 		resp.TokensIn, resp.TokensOut, resp.DoneReason = r.final.PromptEvalCount, r.final.EvalCount, r.final.DoneReason
-		if f := b.fit(ctx, req, creq, tools, resp.TokensIn); f.Cut() {
-			return nil, b.truncated(req.Model, f)
+		// A server that ignores truncate (before Ollama 0.12.4) cuts the
+		// prompt; its count of prompt tokens then reaches the context.
+		if f := b.fit(ctx, req, creq, tools, resp.TokensIn, false); f.Cut() {
+			return nil, b.truncated(req.Model, f, false)
 		}
 	}
 	return resp, nil
@@ -303,16 +308,29 @@ func (b *Backend) request(req *backend.Request) (*api.ChatRequest, [][]byte, err
 	if o := req.Options; o != nil && o.Ollama != nil {
 		cellOptions(opts, &think, o.Ollama)
 	}
-	stream := true
+	stream, truncate := true, false
 	return &api.ChatRequest{
-		Model:     req.Model,
-		Messages:  msgs,
-		Stream:    &stream,
-		Tools:     tools,
-		Options:   opts,
-		Think:     &think,
+		Model:    req.Model,
+		Messages: msgs,
+		Stream:   &stream,
+		Tools:    tools,
+		Options:  opts,
+		Think:    &think,
+		// A prompt longer than the context is refused (errTooLong)
+		// rather than cut: by default Ollama drops a conversation's
+		// oldest messages, or the prompt's middle, and answers what is
+		// left, saying so nowhere but in its count of prompt tokens.
+		Truncate:  &truncate,
 		KeepAlive: b.keepAlive,
 	}, encs, nil
+}
+
+// tooLong reports whether err is Ollama's refusal of a prompt longer
+// than the context, which it answers to a request with truncate false
+// (a 400; testdata/wire/truncation-messages.txt).
+func tooLong(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && se.StatusCode == http.StatusBadRequest && strings.Contains(se.ErrorMessage, "input length exceeds the context length")
 }
 
 // convertedTool is one memoised conversion.

@@ -3,6 +3,7 @@ package ollama
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -18,10 +19,14 @@ import (
 )
 
 // capturedReplies returns the JSON lines of testdata/wire/truncation.txt
-// that follow each "# " header, keyed by the header's first words.
-func capturedReplies(t *testing.T) map[string]string {
+// (or the file named) that follow each "# " header, keyed by the header.
+func capturedReplies(t *testing.T, file ...string) map[string]string {
 	t.Helper()
-	f, err := os.Open("testdata/wire/truncation.txt")
+	name := "truncation.txt"
+	if len(file) > 0 {
+		name = file[0]
+	}
+	f, err := os.Open("testdata/wire/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +56,7 @@ func captured(t *testing.T, replies map[string]string, prefix string) string {
 			return body
 		}
 	}
-	t.Fatalf("truncation.txt has no reply under a header starting %q", prefix)
+	t.Fatalf("the capture has no reply under a header starting %q", prefix)
 	return ""
 }
 
@@ -126,6 +131,10 @@ func truncatingServer(t *testing.T) *fakeollama.Server {
 	})
 }
 
+// TestChatTruncatedNamesWhatFits: a server that honours truncate false
+// refuses the prompt; the error is context_truncated, with the prompt's
+// full size and the num_ctx that fits. (One that ignores it and cuts:
+// TestChatCapturedTruncation.)
 func TestChatTruncatedNamesWhatFits(t *testing.T) {
 	t.Parallel()
 	srv := truncatingServer(t)
@@ -134,8 +143,8 @@ func TestChatTruncatedNamesWhatFits(t *testing.T) {
 		numCtx int
 		want   string
 	}{
-		{512, "the prompt needs 15,591 tokens and Ollama cut it to 512 (num_ctx is 512)"},
-		{0, "cut it to 4,096 (num_ctx is not set, and Ollama gives qwen3:0.6b a context of 4,096)"},
+		{512, "the prompt needs 15,591 tokens, more than its context (num_ctx is 512); Ollama would cut it without saying so, and refused it as asked (truncate false)"},
+		{0, "more than its context (num_ctx is not set, and Ollama gives qwen3:0.6b a context of 4,096)"},
 	} {
 		b := newBackend(t, srv, Config{NumCtx: tt.numCtx})
 		_, err := b.Chat(context.Background(), req)
@@ -244,5 +253,67 @@ func TestRealOllamaTruncation(t *testing.T) {
 	b2, _ := New(Config{Host: url, NumCtx: 2048})
 	if f, err := b2.MeasurePrompt(context.Background(), req); err != nil || f.Cut() {
 		t.Errorf("one tool at num_ctx 2048: %+v, %v; want it to fit", f, err)
+	}
+}
+
+// TestChatCapturedRefusal serves Ollama 0.17.4's replies to a
+// conversation of 2,120 prompt tokens at num_ctx 500: asked with truncate
+// false it refuses (a 400), which is context_truncated with the size
+// measured at larger contexts; asked without, it would have dropped the
+// oldest messages and answered a 127-token prompt, which nothing in the
+// reply shows to be cut. Chat always asks with truncate false.
+func TestChatCapturedRefusal(t *testing.T) {
+	t.Parallel()
+	replies := capturedReplies(t, "truncation-messages.txt")
+	full := captured(t, replies, "# POST /api/chat, num_ctx 4096: fits")
+	dropped := captured(t, replies, "# same, num_ctx 500: the oldest messages dropped")
+	refused := captured(t, replies, "# same, num_ctx 500, truncate false")
+	ps := captured(t, replies, "# GET /api/ps")
+	var unasked atomic.Int64 // chat requests without truncate false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		switch r.URL.Path {
+		case "/api/chat":
+			var req api.ChatRequest
+			json.NewDecoder(r.Body).Decode(&req)
+			n, _ := req.Options["num_ctx"].(float64)
+			switch {
+			case n >= 4096:
+				w.Write([]byte(full + "\n"))
+			case req.Truncate == nil || *req.Truncate:
+				unasked.Add(1)
+				w.Write([]byte(dropped + "\n"))
+			default:
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(refused))
+			}
+		case "/api/ps":
+			w.Write([]byte(ps))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	b, err := New(Config{Host: srv.URL, NumCtx: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := []backend.Message{
+		{Role: "system", Content: "You play a user who wants 2 + 3 * 4."},
+		{Role: "assistant", Content: strings.Repeat("What is 2 + 3 * 4? ", 60)},
+		{Role: "user", Content: "The result is 14."}, {Role: "assistant", Content: "Are you sure?"}, {Role: "user", Content: "The result is 14."},
+	}
+	_, err = b.Chat(context.Background(), &backend.Request{Model: "synth-tools", Messages: conv})
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Kind != backend.KindContextTruncated || be.Retryable {
+		t.Fatalf("Chat error = %v; want a context_truncated error, not retryable", err)
+	}
+	for _, want := range []string{"the prompt needs 2,120 tokens, more than its context (num_ctx is 500)", "refused it", "set backend.ollama.num_ctx to at least 4096"} {
+		if !strings.Contains(be.Msg, want) {
+			t.Errorf("message %q lacks %q", be.Msg, want)
+		}
+	}
+	if n := unasked.Load(); n != 0 {
+		t.Errorf("%d chat requests left Ollama free to drop messages (no truncate false)", n)
 	}
 }
