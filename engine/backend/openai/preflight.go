@@ -29,6 +29,12 @@ var probeTool = backend.Tool{
 	InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 }
 
+// OllamaV1Drops is the preflight warning for Ollama's /v1: it takes no
+// truncate, so a conversation longer than the context loses its oldest
+// messages and is answered without a word (the native API is asked to
+// refuse instead; see backend/ollama).
+const OllamaV1Drops = "this is Ollama's /v1, which cannot be asked not to cut prompts: a conversation or tool loop that outgrows the context loses its oldest messages silently, and such a run is scored (a single prompt cut to the context is caught); for long conversations use backend: ollama, whose requests Ollama refuses instead, or start the server with an OLLAMA_CONTEXT_LENGTH with room"
+
 // Preflight checks, before any run, that the server answers, accepts the
 // API key, serves every model and accepts tools. It lists the models
 // (GET /models) and sends each model one chat request asking for one
@@ -46,6 +52,9 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 	}
 	if server != "" {
 		info.Server += " (Server: " + server + ")"
+	}
+	if b.ollama(ctx) != nil {
+		info.Warnings = append(info.Warnings, OllamaV1Drops)
 	}
 	var missing []string
 	for _, m := range models {

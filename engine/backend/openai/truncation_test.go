@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +80,29 @@ func TestMeasurePromptOtherServers(t *testing.T) {
 	f, err := b.MeasurePrompt(context.Background(), &backend.Request{Model: fakeopenai.DefaultModel, Messages: []backend.Message{{Role: "user", Content: "hi"}}})
 	if err != nil || f.Limit != 0 || srv.Probes() != 0 {
 		t.Errorf("MeasurePrompt = %+v, %v with %d probes; want no limit and nothing sent", f, err, srv.Probes())
+	}
+}
+
+// TestPreflightWarnsOllamaV1: preflight against Ollama's /v1 warns that
+// a conversation outgrowing the context is cut there without a word
+// (/v1 takes no truncate); against another server it does not.
+func TestPreflightWarnsOllamaV1(t *testing.T) {
+	t.Parallel()
+	other := fakeopenai.Start(t, fakeopenai.Options{Models: []fakeopenai.Model{{ID: "qwen3:0.6b"}}, Script: fakeopenai.Queue(fakeopenai.Reply{Content: "14"})})
+	for _, tt := range []struct {
+		base string
+		want bool
+	}{{ollamaV1(t).BaseURL, true}, {other.BaseURL, false}} {
+		b, err := New(Config{BaseURL: tt.base, NoStream: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := b.Preflight(context.Background(), []string{"qwen3:0.6b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(info.Warnings, OllamaV1Drops); got != tt.want {
+			t.Errorf("%s: warnings %q; want the /v1 warning: %v", tt.base, info.Warnings, tt.want)
+		}
 	}
 }
