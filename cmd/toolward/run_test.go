@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -33,19 +35,56 @@ func countLines(path string) int {
 }
 
 // TestInterruptAndResume sends SIGINT, SIGTERM (docker stop, Kubernetes)
-// or SIGHUP to a job against a slow model: the runs in flight finish and
-// are recorded, the reports are written, toolward exits 1 saying how to
-// resume, and the resume runs exactly the rest.
+// or SIGHUP to a job against a model that holds its answers: the runs in
+// flight finish and are recorded, the reports are written, toolward exits
+// 1 saying how to resume, and the resume runs exactly the rest. The model
+// answers the first four runs at once and holds every later request until
+// toolward has said it is finishing the runs in flight, so the signal
+// lands mid-job however fast or loaded the machine is.
 func TestInterruptAndResume(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) { interruptAndResume(t, sig) })
 	}
 }
 
+// watchedWriter is a strings.Builder safe for a concurrent reader that
+// closes seen once what was written contains want.
+type watchedWriter struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	want string
+	seen chan struct{}
+}
+
+func (w *watchedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.b.Write(p)
+	if w.seen != nil && strings.Contains(w.b.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return n, err
+}
+
+func (w *watchedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
 func interruptAndResume(t *testing.T, sig syscall.Signal) {
+	release := make(chan struct{})
+	var asked atomic.Int64
 	fake := fakeollama.Start(t, fakeollama.Options{Script: func(req *api.ChatRequest) fakeollama.Reply {
-		return fakeollama.Reply{Content: "Hello!", Delay: 50 * time.Millisecond}
+		if n := len(req.Messages); n > 0 && req.Messages[n-1].Content == "Say hi." && asked.Add(1) > 4 {
+			<-release // a run's request, after the first four
+		}
+		return fakeollama.Reply{Content: "Hello!"}
 	}})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
 	dir := t.TempDir()
 	t.Chdir(dir)
 	os.MkdirAll("cases", 0o755)
@@ -64,13 +103,27 @@ matrix: {models: [%q], seeds: [%s]}
 
 	out := filepath.Join(dir, "out")
 	runs := filepath.Join(out, "runs.jsonl")
-	var stdout, stderr strings.Builder
+	var stdout strings.Builder
+	stderr := &watchedWriter{want: "finishing the runs in flight", seen: make(chan struct{})}
+	seen := stderr.seen
 	done := make(chan int)
-	go func() { done <- Main([]string{"run", "slow.cue", "--out", out}, &stdout, &stderr) }()
+	go func() { done <- Main([]string{"run", "slow.cue", "--out", out}, &stdout, stderr) }()
 	for countLines(runs) < 4 {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case code := <-done:
+			t.Fatalf("exit %d before four runs were recorded\nstderr:\n%s", code, stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	syscall.Kill(os.Getpid(), sig)
+	select {
+	case <-seen:
+	case code := <-done:
+		t.Fatalf("exit %d without saying it finishes the runs in flight\nstderr:\n%s", code, stderr.String())
+	case <-time.After(time.Minute): // a hang guard, not a speed check
+		t.Fatalf("no word of finishing the runs in flight a minute after %s\nstderr:\n%s", sig, stderr.String())
+	}
+	unblock()
 	code := <-done
 	first := countLines(runs)
 	if _, err := os.Stat(filepath.Join(out, report.HTMLFile)); err != nil {
@@ -79,20 +132,20 @@ matrix: {models: [%q], seeds: [%s]}
 	if code != 1 || first >= 60 || first < 4 {
 		t.Fatalf("exit %d with %d runs recorded\nstderr:\n%s", code, first, stderr.String())
 	}
-	if want := "toolward run --resume " + out; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "finishing the runs in flight") {
+	if want := "toolward run --resume " + out; !strings.Contains(stderr.String(), want) {
 		t.Fatalf("stderr lacks the resume hint:\n%s", stderr.String())
 	}
 
 	stdout.Reset()
-	stderr.Reset()
-	if code := Main([]string{"run", "--resume", out}, &stdout, &stderr); code != 0 {
-		t.Fatalf("resume: exit %d\n%s", code, stderr.String())
+	var errs strings.Builder
+	if code := Main([]string{"run", "--resume", out}, &stdout, &errs); code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, errs.String())
 	}
 	if n := countLines(runs); n != 60 {
 		t.Fatalf("after resume: %d records, want 60", n)
 	}
-	if !strings.Contains(stdout.String(), "60 runs: 60 pass") || !strings.Contains(stderr.String(), fmt.Sprintf("(%d of 60 already done)", first)) {
-		t.Fatalf("resume output:\n%s\n%s", stdout.String(), stderr.String())
+	if !strings.Contains(stdout.String(), "60 runs: 60 pass") || !strings.Contains(errs.String(), fmt.Sprintf("(%d of 60 already done)", first)) {
+		t.Fatalf("resume output:\n%s\n%s", stdout.String(), errs.String())
 	}
 }
 
