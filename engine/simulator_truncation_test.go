@@ -32,7 +32,7 @@ func TestLongConversationCutsTheSimulator(t *testing.T) {
 		return fakeollama.Reply{Content: "2 + 3 = 5. " + long}
 	}})
 	users := fakeollama.Start(t, fakeollama.Options{Models: []fakeollama.Model{{Name: "u"}}, Context: 1024, Script: func(*api.ChatRequest) fakeollama.Reply {
-		return fakeollama.Reply{Content: "Tell me more. " + long}
+		return fakeollama.Reply{Content: "Tell me more."}
 	}})
 	t.Chdir(t.TempDir())
 	os.MkdirAll("cases", 0o755)
@@ -66,10 +66,13 @@ expect:
 			t.Errorf("message %q does not say %q", r.Error.Message, want)
 		}
 	}
-	// The simulator answered three times before its fourth prompt was cut;
+	// The simulator answered five times before its sixth prompt was cut;
 	// the model answered each.
-	if len(r.Trace.Users) != 4 || len(r.Trace.Turns) != 4 {
-		t.Errorf("%d user messages and %d model turns kept; want the opening and 3 replies, 4 answers", len(r.Trace.Users), len(r.Trace.Turns))
+	if len(r.Trace.Users) != 6 || len(r.Trace.Turns) != 6 {
+		t.Errorf("%d user messages and %d model turns kept; want the opening and 5 replies, 6 answers", len(r.Trace.Users), len(r.Trace.Turns))
+	}
+	if !strings.Contains(r.Error.Message, "more than its context") {
+		t.Errorf("message %q: want the prompt refused as longer than the context", r.Error.Message)
 	}
 	if res.Pass != 0 || res.Fail != 0 || res.Unretryable != 1 {
 		t.Errorf("result %+v: want the run unscored and unretryable", res)

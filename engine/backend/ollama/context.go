@@ -59,21 +59,7 @@ func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools 
 // larger contexts (ollamactx.FullSize) to learn its full size.
 func (b *Backend) fit(ctx context.Context, req *backend.Request, creq *api.ChatRequest, tools [][]byte, tokens int, refused bool) *backend.PromptFit {
 	f := &backend.PromptFit{Tokens: tokens}
-	if n := intOption(creq.Options["num_ctx"]); n > 0 {
-		f.Limit, f.Context = n, fmt.Sprintf("num_ctx is %d", n)
-		// Ollama gives no model more than its own context.
-		if own := b.win.Trained(ctx, creq.Model); own > 0 && own < n {
-			f.Limit = own
-			f.Context += fmt.Sprintf(", which Ollama caps at the model's own context of %s", backend.Thousands(own))
-		}
-	} else if tokens >= ollamactx.MinContext || refused {
-		limit, guessed := b.win.Limit(ctx, creq.Model)
-		if guessed && tokens != limit && !refused {
-			return f // a guessed limit counts only when hit exactly
-		}
-		f.Limit = limit
-		f.Context = fmt.Sprintf("num_ctx is not set, and Ollama gives %s a context of %s", creq.Model, backend.Thousands(limit))
-	}
+	f.Limit, f.Context = b.contextOf(ctx, creq, tokens, refused)
 	if refused {
 		f.Tokens = f.Limit
 		if f.Limit == 0 {
@@ -101,6 +87,44 @@ func (b *Backend) fit(ctx context.Context, req *backend.Request, creq *api.ChatR
 		f.Fix = "offer fewer tools or a shorter prompt"
 	}
 	return f
+}
+
+// contextOf is the context creq gets, and how, for messages: its
+// num_ctx (capped by the model's own), else the one the server gives the
+// model; 0 when unknown. tokens is what the server counted (prompt, or
+// prompt and reply), sure says it is over the context whatever the count
+// (a refusal): a server's context is asked about only for a count that
+// could have reached one, and a guessed one counts only when hit exactly.
+func (b *Backend) contextOf(ctx context.Context, creq *api.ChatRequest, tokens int, sure bool) (int, string) {
+	if n := intOption(creq.Options["num_ctx"]); n > 0 {
+		limit, how := n, fmt.Sprintf("num_ctx is %d", n)
+		// Ollama gives no model more than its own context.
+		if own := b.win.Trained(ctx, creq.Model); own > 0 && own < n {
+			limit = own
+			how += fmt.Sprintf(", which Ollama caps at the model's own context of %s", backend.Thousands(own))
+		}
+		return limit, how
+	}
+	if tokens < ollamactx.MinContext && !sure {
+		return 0, ""
+	}
+	limit, guessed := b.win.Limit(ctx, creq.Model)
+	if guessed && tokens != limit && !sure {
+		return 0, ""
+	}
+	return limit, fmt.Sprintf("num_ctx is not set, and Ollama gives %s a context of %s", creq.Model, backend.Thousands(limit))
+}
+
+// filled is the error for a reply that ran out of context: the prompt
+// (in tokens) fit, but prompt and reply (out) reached the context, so
+// Ollama stopped the reply (shift false; done reason "length"), or a
+// server that ignores shift dropped part of the prompt to go on.
+func (b *Backend) filled(req *backend.Request, in, out, limit int, how string) *backend.Error {
+	return &backend.Error{
+		Kind: backend.KindContextTruncated,
+		Msg: fmt.Sprintf("ollama at %s: chat with %s: the prompt (%s tokens) and the reply (%s so far) filled the context (%s); Ollama would drop part of the prompt to go on without saying so, and stopped the reply as asked (shift false); nothing is scored: set %s.num_ctx to at least %d",
+			b.host, req.Model, backend.Thousands(in), backend.Thousands(out), how, b.ctxSetting(req), backend.SuggestContext(in+out)),
+	}
 }
 
 // ctxSetting is where the run config sets the num_ctx req is sent with:

@@ -49,7 +49,8 @@
 // exceeds the context length", Ollama's refusal of a prompt longer than
 // the context (every chat asks for it with truncate false, rather than
 // have the prompt cut), is KindContextTruncated, as a reply whose prompt
-// was cut is (see context.go); another 4xx is
+// was cut is, and one that filled the context (shift false ends it
+// there; see context.go); another 4xx is
 // KindBadRequest, and so is a request that cannot be signed (no key); an
 // expired context is KindTimeout.
 package ollama

@@ -269,6 +269,15 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 		if f := b.fit(ctx, req, creq, tools, resp.TokensIn, false); f.Cut() {
 			return nil, b.truncated(req.Model, f, false)
 		}
+		// The reply ran out of context: stopped there (done reason
+		// "length"), or gone on past it by a server that shifts anyway.
+		// The last token counted is never put in the context (at a
+		// num_ctx one over the prompt Ollama ends a 2-token reply
+		// normally), hence the one token of slack.
+		used := resp.TokensIn + resp.TokensOut
+		if limit, how := b.contextOf(ctx, creq, used, false); limit > 0 && (used > limit+1 || used >= limit && resp.DoneReason == "length") {
+			return nil, b.filled(req, resp.TokensIn, resp.TokensOut, limit, how)
+		}
 	}
 	return resp, nil
 }
@@ -308,7 +317,7 @@ func (b *Backend) request(req *backend.Request) (*api.ChatRequest, [][]byte, err
 	if o := req.Options; o != nil && o.Ollama != nil {
 		cellOptions(opts, &think, o.Ollama)
 	}
-	stream, truncate := true, false
+	stream, truncate, shift := true, false, false
 	return &api.ChatRequest{
 		Model:    req.Model,
 		Messages: msgs,
@@ -316,11 +325,15 @@ func (b *Backend) request(req *backend.Request) (*api.ChatRequest, [][]byte, err
 		Tools:    tools,
 		Options:  opts,
 		Think:    &think,
-		// A prompt longer than the context is refused (errTooLong)
-		// rather than cut: by default Ollama drops a conversation's
-		// oldest messages, or the prompt's middle, and answers what is
-		// left, saying so nowhere but in its count of prompt tokens.
+		// A prompt longer than the context is refused (tooLong) rather
+		// than cut: by default Ollama drops a conversation's oldest
+		// messages, or the prompt's middle, and answers what is left,
+		// saying so nowhere but in its count of prompt tokens. And a
+		// reply that fills the context ends there (done reason
+		// "length") rather than going on over a prompt Ollama shifted
+		// half out of the context.
 		Truncate:  &truncate,
+		Shift:     &shift,
 		KeepAlive: b.keepAlive,
 	}, encs, nil
 }

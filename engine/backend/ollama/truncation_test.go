@@ -317,3 +317,55 @@ func TestChatCapturedRefusal(t *testing.T) {
 		t.Errorf("%d chat requests left Ollama free to drop messages (no truncate false)", n)
 	}
 }
+
+// TestChatReplyFillsContext: a prompt that fits but whose reply fills the
+// context is context_truncated: a server asked not to shift (shift
+// false, as Chat always asks) ends the reply there with done reason
+// "length"; one that ignores shift goes on past the context, having
+// dropped part of the prompt, which its counts show.
+func TestChatReplyFillsContext(t *testing.T) {
+	t.Parallel()
+	fake := fakeollama.Start(t, fakeollama.Options{Context: 4096, PromptTokens: func(*api.ChatRequest) int { return 300 },
+		Script: func(*api.ChatRequest) fakeollama.Reply {
+			return fakeollama.Reply{Content: "a long answer", EvalTokens: 400}
+		}})
+	var shifted atomic.Bool
+	ignores := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/chat" {
+			http.NotFound(w, r)
+			return
+		}
+		var req api.ChatRequest
+		json.NewDecoder(r.Body).Decode(&req)
+		shifted.Store(req.Shift != nil && !*req.Shift)
+		w.Write([]byte(`{"model":"m","message":{"role":"assistant","content":"a long answer"},"done":true,"done_reason":"stop","prompt_eval_count":300,"eval_count":400}` + "\n"))
+	}))
+	t.Cleanup(ignores.Close)
+	req := &backend.Request{Model: fakeollama.DefaultModel, Messages: []backend.Message{{Role: "user", Content: "Tell me everything."}}}
+	for _, tt := range []struct {
+		name, host, want string
+	}{
+		{"stops", fake.URL, "the prompt (300 tokens) and the reply (212 so far) filled the context (num_ctx is 512)"},
+		{"shifts anyway", ignores.URL, "the prompt (300 tokens) and the reply (400 so far) filled the context (num_ctx is 512)"},
+	} {
+		b, err := New(Config{Host: tt.host, NumCtx: 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.Chat(context.Background(), req)
+		var be *backend.Error
+		if !errors.As(err, &be) || be.Kind != backend.KindContextTruncated || be.Retryable {
+			t.Fatalf("%s: Chat error = %v; want context_truncated", tt.name, err)
+		}
+		if !strings.Contains(be.Msg, tt.want) || !strings.Contains(be.Msg, "set backend.ollama.num_ctx to at least 2048") {
+			t.Errorf("%s: message %q; want %q and the num_ctx to set", tt.name, be.Msg, tt.want)
+		}
+	}
+	if !shifted.Load() {
+		t.Error("Chat did not ask the server not to shift (shift false)")
+	}
+	b, _ := New(Config{Host: fake.URL, NumCtx: 1024})
+	if resp, err := b.Chat(context.Background(), req); err != nil || resp.TokensOut != 400 {
+		t.Errorf("at num_ctx 1024: %+v, %v; want the whole reply", resp, err)
+	}
+}
