@@ -345,7 +345,7 @@ func TestChatReplyFillsContext(t *testing.T) {
 	for _, tt := range []struct {
 		name, host, want string
 	}{
-		{"stops", fake.URL, "the prompt (300 tokens) and the reply (212 so far) filled the context (num_ctx is 512)"},
+		{"stops", fake.URL, "the prompt (300 tokens) and the reply (213 so far) filled the context (num_ctx is 512)"},
 		{"shifts anyway", ignores.URL, "the prompt (300 tokens) and the reply (400 so far) filled the context (num_ctx is 512)"},
 	} {
 		b, err := New(Config{Host: tt.host, NumCtx: 512})
