@@ -273,9 +273,11 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 		// "length"), or gone on past it by a server that shifts anyway.
 		// The last token counted is never put in the context (at a
 		// num_ctx one over the prompt Ollama ends a 2-token reply
-		// normally), hence the one token of slack.
+		// normally), hence the one token of slack; and Ollama stops a
+		// reply at the context exactly there, one over it, so "length"
+		// at or under the context is num_predict's, not the context's.
 		used := resp.TokensIn + resp.TokensOut
-		if limit, how := b.contextOf(ctx, creq, used, false); limit > 0 && (used > limit+1 || used >= limit && resp.DoneReason == "length") {
+		if limit, how := b.contextOf(ctx, creq, used, false); limit > 0 && (used > limit+1 || used > limit && resp.DoneReason == "length") {
 			return nil, b.filled(req, resp.TokensIn, resp.TokensOut, limit, how)
 		}
 	}

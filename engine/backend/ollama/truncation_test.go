@@ -369,3 +369,24 @@ func TestChatReplyFillsContext(t *testing.T) {
 		t.Errorf("at num_ctx 1024: %+v, %v; want the whole reply", resp, err)
 	}
 }
+
+// TestChatNumPredictAtContext: a reply that num_predict stops (done
+// reason "length") just as prompt and reply reach the context is not
+// context_truncated: Ollama stops a reply at the context one token over
+// it (TestChatReplyFillsContext), so this one was not cut.
+func TestChatNumPredictAtContext(t *testing.T) {
+	t.Parallel()
+	fake := fakeollama.Start(t, fakeollama.Options{Context: 4096, PromptTokens: func(*api.ChatRequest) int { return 300 },
+		Script: func(*api.ChatRequest) fakeollama.Reply {
+			return fakeollama.Reply{Content: "a long answer", EvalTokens: 212, DoneReason: "length"}
+		}})
+	b, err := New(Config{Host: fake.URL, NumCtx: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &backend.Request{Model: fakeollama.DefaultModel, Messages: []backend.Message{{Role: "user", Content: "Tell me everything."}}}
+	resp, err := b.Chat(context.Background(), req)
+	if err != nil || resp.TokensIn+resp.TokensOut != 512 || resp.DoneReason != "length" {
+		t.Errorf("Chat = %+v, %v; want the reply num_predict stopped at 512 tokens in all", resp, err)
+	}
+}
