@@ -108,10 +108,13 @@ matrix: {models: [%q], seeds: [%s]}
 	seen := stderr.seen
 	done := make(chan int)
 	go func() { done <- Main([]string{"run", "slow.cue", "--out", out}, &stdout, stderr) }()
+	hang := time.After(time.Minute) // a hang guard, not a speed check
 	for countLines(runs) < 4 {
 		select {
 		case code := <-done:
 			t.Fatalf("exit %d before four runs were recorded\nstderr:\n%s", code, stderr.String())
+		case <-hang:
+			t.Fatalf("%d runs recorded a minute after the start, want 4 before the signal\nstderr:\n%s", countLines(runs), stderr.String())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
