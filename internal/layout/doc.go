@@ -18,7 +18,7 @@
 //	internal/userfile      the bounded reader of user files
 //	cmd/toolward           the CLI: flags in, one library call, exit code out
 //	fixtures               data embedded in the binary (catalogs, corpus, cassettes)
-//	  fixtures/fakes       test servers (model fakes, hostile servers); never shipped
+//	  fixtures/fakes       test servers (model fakes, hostile servers), test helpers; never shipped
 //
 // A room may import the rooms listed above it, never those below, with
 // the exceptions the rules spell out (formats use the matcher language;
