@@ -32,8 +32,10 @@ import (
 // database with wider rows raises it, see Template.ValueLen), and
 // the functions whose work grows with the product of two lengths (LIKE,
 // GLOB, REGEXP, instr, replace, trim, decimal_mul), randomblob, whose
-// generator costs 4 ns a byte, and the NOCASE collation charge their
-// work to the budget (see work.go). Measured on the shared 2-core
+// generator costs 4 ns a byte, the decimal extension's functions and
+// collation, whose work follows the digits a value expands to ('1e999999'
+// is a million digits, a float up to 1,074 computed by powers of two),
+// and the NOCASE collation charge their work to the budget (see work.go). Measured on the shared 2-core
 // machine, with hostile queries of the heaviest operation found in each
 // family on every row (TestHeavyStepsStoppedByBudget keeps them as
 // regression tests under a small budget):
@@ -190,7 +192,7 @@ func (b *stepBudget) steps() int64 {
 func (b *stepBudget) stopped(ctx context.Context, wall time.Duration) error {
 	switch {
 	case b.over && b.work > 0:
-		return queryErr("query stopped after %d steps of the database engine, over the limit of %d steps per query, %d of them the work of LIKE, GLOB, REGEXP, instr, replace, trim, decimal_mul, randomblob or NOCASE comparisons on long values: match shorter strings or patterns, filter rows before matching, or add a LIMIT", b.steps(), b.limit, b.work)
+		return queryErr("query stopped after %d steps of the database engine, over the limit of %d steps per query, %d of them the work of LIKE, GLOB, REGEXP, instr, replace, trim, the decimal functions, randomblob or NOCASE and decimal comparisons on long values or long decimals: match shorter strings or patterns, filter rows before matching, or add a LIMIT", b.steps(), b.limit, b.work)
 	case b.over:
 		return queryErr("query stopped after %d steps of the database engine, over the limit of %d steps per query: is a recursive query missing its end condition, or a join missing its ON or WHERE condition? Filter or aggregate earlier, or add a LIMIT", b.steps(), b.limit)
 	case ctx.Err() == nil:

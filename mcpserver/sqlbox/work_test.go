@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // heavy are queries whose steps are few but each heavy: a function whose
@@ -25,6 +27,13 @@ var heavy = map[string]string{
 	"decimal_mul": "decimal_mul(printf('%.1000c', '9') || i, printf('%.1000c', '9')) < ''",
 	"randomblob":  strings.Repeat("length(randomblob(2000 + i % 2)) + ", 20) + "0 < 0",
 	"NOCASE":      strings.Repeat("((x || i) = (x || (i + 1)) COLLATE NOCASE) + ", 40) + "0 < 0",
+	"regexpi":     "regexpi(printf('%.200c', 'a') || 'b', x || i)",
+	// The decimal extension's work follows the digits a value expands
+	// to, not its length: an exponent, or a float's power of two.
+	"decimal_mul exponent": "decimal_mul('1e3000', '1e3000' || i) < ''",
+	"decimal_cmp exponent": "decimal_cmp('1e999999', '1e999998' || i) > 0",
+	"decimal float":        "decimal(5e-324 * (1 + i % 2)) < ''",
+	"decimal collation":    "('1e999999' || i) = '1e999998' COLLATE decimal",
 }
 
 const heavyBudget = 100_000
@@ -52,7 +61,7 @@ func TestHeavyStepsStoppedByBudget(t *testing.T) {
 				t.Fatalf("%s: error %v (%T), want the budget's *QueryError", name, err, err)
 			}
 			m := stepsRE.FindStringSubmatch(qe.Msg)
-			if m == nil || m[2] != strconv.Itoa(heavyBudget) || !strings.Contains(qe.Msg, "the work of LIKE, GLOB, REGEXP, instr, replace, trim, decimal_mul, randomblob or NOCASE comparisons") {
+			if m == nil || m[2] != strconv.Itoa(heavyBudget) || !strings.Contains(qe.Msg, "the work of LIKE, GLOB, REGEXP, instr, replace, trim, the decimal functions, randomblob or NOCASE and decimal comparisons") {
 				t.Fatalf("%s: %q, want the budget of %d steps and the functions' work", name, qe.Msg, heavyBudget)
 			}
 			if steps, _ := strconv.ParseInt(m[1], 10, 64); steps <= heavyBudget {
@@ -93,6 +102,13 @@ func TestMeteredFunctionsAgree(t *testing.T) {
 		"'abc' = 'ABC' COLLATE NOCASE", "'abd' < 'ABC' COLLATE NOCASE", "'[' < 'a' COLLATE NOCASE", "'ab' < 'ABC' COLLATE NOCASE",
 		"'a' || char(0) || 'b' = 'a' || char(0) || 'c' COLLATE NOCASE", "'ÄB' = 'äb' COLLATE NOCASE", "'' = '' COLLATE NOCASE",
 		"(SELECT group_concat(v, ',') FROM (SELECT v FROM (VALUES ('b'), ('A'), ('a'), ('B'), ('_'), ('['), ('é'), ('É')) ORDER BY v COLLATE NOCASE, v))",
+		"'a' || char(0) || 'b' = 'a' || char(0) || 'bc' COLLATE NOCASE", "'a' || char(0) || 'B' < 'a' || char(0) || 'b' COLLATE NOCASE",
+		"regexpi('A+B', 'xaab')", "regexpi('^b', 'abc')", "'aaab' REGEXP 'a{2,3}b'", "'ab' REGEXP 'a{2}b'",
+		"decimal(1.5)", "decimal(0.1)", "decimal(5e-324)", "decimal(-2.5e300)", "decimal_exp(12.25, 3)", "decimal(x'3ff8000000000000')",
+		"decimal(x'00')", "decimal('1e5')", "decimal('-0.0')", "decimal('12.5e-3', 2)", "decimal(NULL)", "decimal('abc')",
+		"decimal_add('1.5', 2)", "decimal_sub(1, '0.25')", "decimal_cmp('1', '1.0')", "decimal_cmp(2, 1.5)", "decimal_mul('1e3', '2.5e-2')",
+		"decimal_cmp('1e5', NULL)",
+		"(SELECT group_concat(v, ',') FROM (SELECT column1 AS v FROM (VALUES ('10'), ('9'), ('1e1'), (''), ('-0'), ('abc'), ('2.50'), ('2.5')) ORDER BY v COLLATE decimal, v))",
 	} {
 		q := fmt.Sprintf("SELECT quote(%s) AS q, typeof(%s) AS t", e, e)
 		want, werr := b.QueryRow(q)
@@ -150,13 +166,33 @@ func TestRandomblob(t *testing.T) {
 	}
 }
 
-// TestUnboundedFunctionRefused: decimal_pow2, whose work no length bounds,
-// answers with an error saying so.
+// TestUnboundedFunctionRefused: decimal_pow2 and decimal_sum, whose work
+// no length bounds, answer with an error saying so.
 func TestUnboundedFunctionRefused(t *testing.T) {
-	_, err := open(t).Query(context.Background(), "SELECT decimal_pow2(20000) AS p")
-	var qe *QueryError
-	if !errors.As(err, &qe) || !strings.Contains(qe.Msg, "decimal_pow2() is not available in query_database") {
-		t.Errorf("decimal_pow2: %v, want refused", err)
+	for f, q := range map[string]string{
+		"decimal_pow2": "SELECT decimal_pow2(20000) AS p",
+		"decimal_sum":  "SELECT decimal_sum('1e999999') AS s FROM employees",
+	} {
+		_, err := open(t).Query(context.Background(), q)
+		var qe *QueryError
+		if !errors.As(err, &qe) || !strings.Contains(qe.Msg, f+"() is not available in query_database") {
+			t.Errorf("%s: %v, want refused", f, err)
+		}
+	}
+}
+
+// TestRegexpStates: a REGEXP pattern's repetitions multiply the states
+// it is charged for, as regexp copies what X{m,n} repeats.
+func TestRegexpStates(t *testing.T) {
+	b := open(t)
+	for p, want := range map[string]int64{"abc": 3, "a{10}b": 6 * 10, "(a{10}){20}b": 12 * 200, "a{2,5}": 6 * 5, "a{3,}": 5 * 3, "x{0}": 4} {
+		var got int64
+		if err := eachRow(b.conns.writer, "SELECT "+quoteString(p), func(s *sqlite3.Stmt) { got = reStates(s.ColumnValue(0)) }); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("reStates(%q) = %d, want %d", p, got, want)
+		}
 	}
 }
 
