@@ -276,8 +276,13 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 		// normally), hence the one token of slack; and Ollama stops a
 		// reply at the context exactly there, one over it, so "length"
 		// at or under the context is num_predict's, not the context's.
-		used := resp.TokensIn + resp.TokensOut
-		if limit, how := b.contextOf(ctx, creq, used, false); limit > 0 && (used > limit+1 || used > limit && resp.DoneReason == "length") {
+		// A context guessed (no /api/ps entry) counts only when hit
+		// exactly: by a reply stopped there, one over it.
+		used, at := resp.TokensIn+resp.TokensOut, resp.TokensIn+resp.TokensOut
+		if resp.DoneReason == "length" {
+			at--
+		}
+		if limit, how := b.contextOf(ctx, creq, at, false); limit > 0 && (used > limit+1 || used > limit && resp.DoneReason == "length") {
 			return nil, b.filled(req, resp.TokensIn, resp.TokensOut, limit, how)
 		}
 	}

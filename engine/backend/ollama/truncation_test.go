@@ -390,3 +390,34 @@ func TestChatNumPredictAtContext(t *testing.T) {
 		t.Errorf("Chat = %+v, %v; want the reply num_predict stopped at 512 tokens in all", resp, err)
 	}
 }
+
+// TestChatReplyFillsGuessedContext: without num_ctx, and with the model
+// not in /api/ps (unloaded once it answered, keep_alive 0), the context
+// is the model's own capped at ollamactx.DefaultContext, a guess; a reply
+// Ollama stopped there (one token over it, done reason "length") is
+// context_truncated all the same.
+func TestChatReplyFillsGuessedContext(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/chat":
+			w.Write([]byte(`{"model":"m","message":{"role":"assistant","content":"a long answer"},"done":true,"done_reason":"length","prompt_eval_count":4000,"eval_count":97}` + "\n"))
+		case "/api/ps":
+			w.Write([]byte(`{"models":[]}`))
+		case "/api/show":
+			w.Write([]byte(`{"model_info":{"general.architecture":"llama","llama.context_length":32768}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	b, err := New(Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Chat(context.Background(), &backend.Request{Model: "m", Messages: []backend.Message{{Role: "user", Content: "Tell me everything."}}})
+	var be *backend.Error
+	if !errors.As(err, &be) || be.Kind != backend.KindContextTruncated || !strings.Contains(be.Msg, "Ollama gives m a context of 4,096") {
+		t.Errorf("Chat error = %v; want context_truncated at the guessed context of 4,096", err)
+	}
+}
