@@ -120,10 +120,14 @@ func (b *Backend) contextOf(ctx context.Context, creq *api.ChatRequest, tokens i
 // Ollama stopped the reply (shift false; done reason "length"), or a
 // server that ignores shift dropped part of the prompt to go on.
 func (b *Backend) filled(req *backend.Request, in, out, limit int, how string) *backend.Error {
+	what := "Ollama would drop part of the prompt to go on without saying so, and stopped the reply as asked (shift false)"
+	if in+out > limit+1 {
+		what = "the server went on past it, dropping part of the prompt without saying so (it ignores shift false)"
+	}
 	return &backend.Error{
 		Kind: backend.KindContextTruncated,
-		Msg: fmt.Sprintf("ollama at %s: chat with %s: the prompt (%s tokens) and the reply (%s so far) filled the context (%s); Ollama would drop part of the prompt to go on without saying so, and stopped the reply as asked (shift false); nothing is scored: set %s.num_ctx to at least %d",
-			b.host, req.Model, backend.Thousands(in), backend.Thousands(out), how, b.ctxSetting(req), backend.SuggestContext(in+out)),
+		Msg: fmt.Sprintf("ollama at %s: chat with %s: the prompt (%s tokens) and the reply (%s so far) filled the context (%s); %s; nothing is scored: set %s.num_ctx to at least %d",
+			b.host, req.Model, backend.Thousands(in), backend.Thousands(out), how, what, b.ctxSetting(req), backend.SuggestContext(in+out)),
 	}
 }
 

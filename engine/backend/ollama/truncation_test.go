@@ -345,8 +345,8 @@ func TestChatReplyFillsContext(t *testing.T) {
 	for _, tt := range []struct {
 		name, host, want string
 	}{
-		{"stops", fake.URL, "the prompt (300 tokens) and the reply (213 so far) filled the context (num_ctx is 512)"},
-		{"shifts anyway", ignores.URL, "the prompt (300 tokens) and the reply (400 so far) filled the context (num_ctx is 512)"},
+		{"stops", fake.URL, "the prompt (300 tokens) and the reply (213 so far) filled the context (num_ctx is 512); Ollama would drop part of the prompt to go on without saying so, and stopped the reply as asked"},
+		{"shifts anyway", ignores.URL, "the prompt (300 tokens) and the reply (400 so far) filled the context (num_ctx is 512); the server went on past it"},
 	} {
 		b, err := New(Config{Host: tt.host, NumCtx: 512})
 		if err != nil {
