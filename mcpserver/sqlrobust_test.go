@@ -52,10 +52,10 @@ var hostileQueries = []struct{ name, sql, want string }{
 	// limit.
 	{"memory-heavy sort", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 90000) SELECT i, sum(i) OVER (ORDER BY zeroblob(2000) || i) AS s FROM n",
 		fmt.Sprintf("more memory than allowed (%d MiB", sqlbox.MaxHeap>>20)},
-	// Few steps, each heavy: stopped by the step budget, which counts the
-	// work of LIKE on long strings, long before the wall-clock backstop.
-	{"LIKE bomb on long strings", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n), s(x) AS MATERIALIZED (SELECT printf('%.2000c', 'a')) SELECT count(*) FROM n, s WHERE (x || i) LIKE '%' || printf('%.990c', 'a') || 'b'",
-		fmt.Sprintf("over the limit of %d steps per query, ", sqlbox.MaxSteps)},
+	// The LIKE bomb on long strings, whose charged work the budget stops,
+	// runs under a small budget in TestQueryStepsOption: under the real
+	// 5M steps it took 8.8 s under -race on an idle machine, within reach
+	// of the 20 s backstop on a busy one.
 	{"value over the limit", "SELECT printf('%.5000c', 'a') AS v", fmt.Sprintf("too large (limit %d bytes", sqlbox.MaxValueLen)},
 }
 

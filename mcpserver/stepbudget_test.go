@@ -140,5 +140,15 @@ func TestQueryStepsOption(t *testing.T) {
 	if !r.IsError || !strings.Contains(text(r), "over the limit of 20000 steps per query") {
 		t.Errorf("endless CTE under QuerySteps 20000: isError=%v %s", r.IsError, text(r))
 	}
+	// Few steps, each heavy: the work LIKE on long strings is charged
+	// reaches the budget, and the message says so.
+	r = call(t, c, "query_database", map[string]any{"sql": likeBomb})
+	if !r.IsError || !strings.Contains(text(r), "over the limit of 20000 steps per query, ") || !strings.Contains(text(r), "the work of LIKE") {
+		t.Errorf("LIKE bomb under QuerySteps 20000: isError=%v %s", r.IsError, text(r))
+	}
 	wantOK(t, call(t, c, "query_database", map[string]any{"sql": "SELECT count(*) FROM employees"}))
 }
+
+// likeBomb is an endless row source matched by a LIKE of 990 bytes on
+// strings of 2,000: about 124,000 steps of charged work a row.
+const likeBomb = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n), s(x) AS MATERIALIZED (SELECT printf('%.2000c', 'a')) SELECT count(*) FROM n, s WHERE (x || i) LIKE '%' || printf('%.990c', 'a') || 'b'"
