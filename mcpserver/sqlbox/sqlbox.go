@@ -87,8 +87,10 @@ func NewTemplate(script string) (*Template, error) {
 // maxLength is SQLite's own bound on SQLITE_LIMIT_LENGTH.
 const maxLength = 1_000_000_000
 
-// widestRow returns the most bytes the values of one row of any table of
-// c's database take.
+// widestRow returns the most bytes one row of any table of c's database
+// takes in a record (what SQLITE_LIMIT_LENGTH bounds when a query sorts
+// or materializes rows), about: each value as text, a float as its 8
+// bytes (0.5 is 3 bytes of text), and a header byte per column.
 func widestRow(c *sqlite3.Conn) (int64, error) {
 	var tables []string
 	if err := eachRow(c, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name", func(s *sqlite3.Stmt) {
@@ -100,7 +102,8 @@ func widestRow(c *sqlite3.Conn) (int64, error) {
 	for _, table := range tables {
 		var cols []string
 		if err := eachRow(c, "SELECT name FROM pragma_table_info("+quoteString(table)+")", func(s *sqlite3.Stmt) {
-			cols = append(cols, "coalesce(length(CAST("+quoteIdent(s.ColumnText(0))+" AS BLOB)), 0)")
+			col := quoteIdent(s.ColumnText(0))
+			cols = append(cols, "CASE typeof("+col+") WHEN 'real' THEN 9 ELSE coalesce(length(CAST("+col+" AS BLOB)), 0) + 1 END")
 		}); err != nil {
 			return 0, err
 		}

@@ -208,8 +208,8 @@ func TestValueLenFollowsWideRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tm.ValueLen(), rowFactor*3001; got != want {
-		t.Fatalf("ValueLen %d, want %d (four rows of 3,001 bytes)", got, want)
+	if got, want := tm.ValueLen(), rowFactor*3005; got != want {
+		t.Fatalf("ValueLen %d, want %d (four rows of 3,001 bytes and 4 header bytes)", got, want)
 	}
 	b, err := tm.Open()
 	if err != nil {
@@ -223,5 +223,25 @@ func TestValueLenFollowsWideRows(t *testing.T) {
 	_, err = b.Query(context.Background(), fmt.Sprintf("SELECT length(printf('%%.*c', %d, 'a')) AS n", tm.ValueLen()+1))
 	if want := fmt.Sprintf("too large (limit %d bytes", tm.ValueLen()); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a value over ValueLen: %v, want %q", err, want)
+	}
+
+	// Floats take 8 bytes in a row however short their text: a join of
+	// two rows of 200 of them (3,600 bytes) is sorted.
+	reals := strings.TrimSuffix(strings.Repeat("0.5, ", 200), ", ")
+	var cols []string
+	for i := range 200 {
+		cols = append(cols, fmt.Sprintf("c%d REAL", i))
+	}
+	tm, err = NewTemplate("CREATE TABLE r(" + strings.Join(cols, ", ") + "); INSERT INTO r VALUES (" + reals + "), (" + reals + ")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = tm.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if res, err := b.Query(context.Background(), "SELECT x.*, y.* FROM r x, r y ORDER BY x.c1"); err != nil || res.RowCount != 4 {
+		t.Errorf("sorting a join of rows of floats (ValueLen %d): %v %v", tm.ValueLen(), res, err)
 	}
 }
