@@ -77,17 +77,26 @@ func TestSimulatorContextCheckStopsBeforeAnyRun(t *testing.T) {
 	}
 }
 
+// simOnItsOwnHost writes the simulator suite with model m and simulated
+// user u on hosts of their own, u at num_ctx 4096 and its prompts counted
+// by simTokens(from), and returns u's host.
+func simOnItsOwnHost(t *testing.T, from int) *fakeollama.Server {
+	t.Helper()
+	models := fakeollama.Start(t, fakeollama.Options{Models: []fakeollama.Model{{Name: "m"}}, Script: answers})
+	users := fakeollama.Start(t, fakeollama.Options{
+		Models: []fakeollama.Model{{Name: "u", ContextLength: 40960}}, Context: 4096, PromptTokens: simTokens(from), Script: answers,
+	})
+	simSuite(t, models.URL, fmt.Sprintf("{model: \"u\", backend: ollama: {host: %q, num_ctx: 4096}}", users.URL))
+	return users
+}
+
 // TestTruncatedSimulatorTurnIsAnError: a simulator prompt that fits at
 // preflight (system prompt and opening) but is cut once it holds the
 // model's answer makes the run a context_truncated error, tried once and
 // not scored, never a model failure; the message names the simulator's
 // setting.
 func TestTruncatedSimulatorTurnIsAnError(t *testing.T) {
-	models := fakeollama.Start(t, fakeollama.Options{Models: []fakeollama.Model{{Name: "m"}}, Script: answers})
-	users := fakeollama.Start(t, fakeollama.Options{
-		Models: []fakeollama.Model{{Name: "u", ContextLength: 40960}}, Context: 4096, PromptTokens: simTokens(3), Script: answers,
-	})
-	simSuite(t, models.URL, fmt.Sprintf("{model: \"u\", backend: ollama: {host: %q, num_ctx: 4096}}", users.URL))
+	simOnItsOwnHost(t, 3)
 	res, err := Run(context.Background(), Options{ConfigPath: "c.cue", Builtin: testServer, Backoff: noBackoff})
 	if err != nil {
 		t.Fatal(err)

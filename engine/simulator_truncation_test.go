@@ -84,11 +84,7 @@ expect:
 // does not stop the job; its first turn is cut at run time and the run
 // is a context_truncated error, not the model's failure.
 func TestSimulatorContextCheckSkipped(t *testing.T) {
-	models := fakeollama.Start(t, fakeollama.Options{Models: []fakeollama.Model{{Name: "m"}}, Script: answers})
-	users := fakeollama.Start(t, fakeollama.Options{
-		Models: []fakeollama.Model{{Name: "u", ContextLength: 40960}}, Context: 4096, PromptTokens: simTokens(0), Script: answers,
-	})
-	simSuite(t, models.URL, fmt.Sprintf("{model: \"u\", backend: ollama: {host: %q, num_ctx: 4096}}", users.URL))
+	users := simOnItsOwnHost(t, 0)
 	res, err := Run(context.Background(), Options{ConfigPath: "c.cue", Builtin: testServer, Backoff: noBackoff, SkipContextCheck: true})
 	if err != nil {
 		t.Fatal(err)
