@@ -15,8 +15,8 @@ import (
 )
 
 // caseSchemaJSON is the case JSON Schema generated from #Case
-// (runconfig.CaseJSONSchema; TestCaseJSONSchemaUpToDate keeps it
-// current).
+// (written by `go generate ./schema/...`, kept current by
+// TestGeneratedFilesCurrent).
 //
 //go:embed case.schema.json
 var caseSchemaJSON []byte

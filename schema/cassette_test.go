@@ -125,23 +125,6 @@ func TestIsCassetteFile(t *testing.T) {
 	}
 }
 
-func TestCassetteJSONSchemaUpToDate(t *testing.T) {
-	got := CassetteJSONSchema()
-	if *update {
-		if err := os.WriteFile("cassette.schema.json", got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile("cassette.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("schema/cassette.schema.json is stale: run `go test ./schema -run TestCassetteJSONSchemaUpToDate -update`")
-	}
-}
-
 // TestCassetteJSONSchemaAgreement runs a corpus and the demo cassettes
 // through ParseCassettes and the JSON Schema, which must agree.
 func TestCassetteJSONSchemaAgreement(t *testing.T) {

@@ -57,12 +57,13 @@
 // writer always writes it, and optional (key?) with omitempty; the
 // constraint as written; the doc comment line for line. Fields without
 // a cue tag (File, RunDigest, ...) are Go's own. Then it regenerates
-// case.schema.json from the CUE (runconfig.CaseJSONSchema), which this
-// package embeds; TestCaseFieldsCUEUpToDate fails while toolward.cue is
-// stale. The expectation's fields (#Expect, #Rules, #TurnRules, #Call,
+// case.schema.json from the CUE, which this package embeds. The
+// expectation's fields (#Expect, #Rules, #TurnRules, #Call,
 // #ProbeFields) are generated the same way from the format types of
 // package matchers (matchers/format.go) into the marked "expect fields"
-// part (TestExpectFieldsCUEUpToDate). What joins fields into a whole
+// part. The generator is the command schema/internal/gen (ordinary
+// code, run by generate.go's go:generate line); its
+// TestGeneratedFilesCurrent fails while a generated file is stale. What joins fields into a whole
 // (#Case: #CaseFields & matchN(...), the one-of rules of #User and
 // #Golden, #Probe: #ProbeFields & a one-of, #When) and #Matcher stay
 // hand-written CUE.

@@ -3,7 +3,6 @@ package schema
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/toolward/toolward/matchers"
 )
-
-var update = flag.Bool("update", false, "rewrite cassette.schema.json")
 
 func TestLoadCases(t *testing.T) {
 	dir := writeFiles(t, map[string]string{

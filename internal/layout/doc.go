@@ -9,7 +9,8 @@
 //	  schema/record        a run record (runs.jsonl line)
 //	  schema/plan          the lazy plan: a config's runs, their ids, filters, shards
 //	  schema/results       a result directory: config.json, runs.jsonl, the lock
-//	  schema/runconfig     run configs: the embedded CUE schema (the only CUE user)
+//	  schema/runconfig     run configs: the embedded CUE schema (the only CUE user at run time)
+//	  schema/internal/gen  go generate: toolward.cue's generated blocks and the JSON Schemas
 //	matchers/score         judging: a trace and a case's rules to a verdict
 //	engine                 the runtime: scheduler, agent loop, MCP sessions, backends
 //	mcpserver              the bundled MCP server (SQLite, corpus, calculator)

@@ -14,7 +14,7 @@ import (
 	"github.com/toolward/toolward/schema/cell"
 )
 
-var update = flag.Bool("update", false, "rewrite fixtures/invalid/*/want.txt and ../case.schema.json")
+var update = flag.Bool("update", false, "rewrite fixtures/invalid/*/want.txt")
 
 // TestInvalidFixtures runs Validate in every fixtures/invalid/<name>/
 // directory and compares its lines with want.txt.

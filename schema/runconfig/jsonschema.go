@@ -12,8 +12,11 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/token"
+
+	"github.com/toolward/toolward/schema"
 )
 
 // CaseJSONSchemaID is the $id of the case-file JSON Schema.
@@ -39,6 +42,22 @@ func CaseJSONSchema() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return wrapCaseJSONSchema(body)
+}
+
+// CaseJSONSchemaOf is CaseJSONSchema of the CUE schema src instead of
+// the embedded one: the generator (schema/internal/gen) writes
+// case.schema.json from the toolward.cue it has just written.
+func CaseJSONSchemaOf(src []byte) ([]byte, error) {
+	root := cuecontext.New().CompileBytes(src, cue.Filename(schema.SchemaFile))
+	body, err := generateJSONSchema(root, "#Case")
+	if err != nil {
+		return nil, err
+	}
+	return wrapCaseJSONSchema(body)
+}
+
+func wrapCaseJSONSchema(body obj) ([]byte, error) {
 	s := obj{
 		"$schema":     "http://json-schema.org/draft-07/schema#",
 		"$id":         CaseJSONSchemaID,

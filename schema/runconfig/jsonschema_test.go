@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,31 +17,6 @@ import (
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 )
-
-// TestCaseJSONSchemaUpToDate: the committed schema/case.schema.json is
-// what the generator makes of toolward.cue now.
-//
-//go:generate go test -run ^TestCaseJSONSchemaUpToDate$ -update .
-func TestCaseJSONSchemaUpToDate(t *testing.T) {
-	got, err := CaseJSONSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const file = "../case.schema.json"
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("schema/case.schema.json is stale: run `go test ./schema/runconfig -run TestCaseJSONSchemaUpToDate -update` (or toolward schema --jsonschema > schema/case.schema.json)")
-	}
-}
 
 // TestCaseJSONSchemaDescriptions: the descriptions are for a case's
 // author: no note about where a rule is checked survives, and every
@@ -100,8 +74,8 @@ func cueFields(t *testing.T, v cue.Value) []string {
 // round: the yaml tags of the schema types and of the expectation types
 // of package matchers (whose keys the loader and CompileExpect allow) are
 // the fields of the CUE definitions. Those types' fields are generated
-// into toolward.cue (schema's TestCaseFieldsCUEUpToDate and
-// TestExpectFieldsCUEUpToDate), so for them this catches a stale
+// into toolward.cue (schema/internal/gen, kept current by its
+// TestGeneratedFilesCurrent), so for them this catches a stale
 // toolward.cue or a yaml-keyed field without a cue tag; for #Probe (a
 // one-of around #ProbeFields) and #When, which stay hand-written, it
 // names the side that lacks a field.
