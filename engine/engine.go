@@ -86,6 +86,9 @@ type Options struct {
 	Backoff func(n int) time.Duration
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
+	// MaxConversationBytes bounds each run's conversation (tests); 0
+	// means agent.DefaultMaxConversationBytes.
+	MaxConversationBytes int
 }
 
 // Result says what a job did.

@@ -31,6 +31,7 @@ type job struct {
 	meter   *progress.Meter
 	backoff func(int) time.Duration
 	now     func() time.Time
+	maxConv int // Options.MaxConversationBytes
 
 	writeErr atomic.Pointer[error]
 
@@ -137,7 +138,7 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 	in := agent.Input{
 		Case: r.Case, Cell: rec.Cell, Tools: tools,
 		MaxIterations: cfg.Limits.MaxIterations, CallTimeout: cfg.Limits.CallTimeout.Duration,
-		Options: cellOptions(cfg, rec.Cell.Options),
+		Options: cellOptions(cfg, rec.Cell.Options), MaxConversationBytes: j.maxConv,
 	}
 	in.User, in.MaxUserTurns = j.user(r, rec.Cell)
 	maxAttempts := max(cfg.Limits.Retries, 0) + 1

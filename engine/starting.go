@@ -483,6 +483,7 @@ func (s *starting) run(ctx context.Context) (*Result, error) {
 	j := &job{
 		l: s.l, be: s.be, sim: s.sim, src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
 		backoff: s.opts.Backoff, now: s.now, tools: map[toolsKey]*toolsEntry{}, want: map[wantKey]*wantEntry{},
+		maxConv: s.opts.MaxConversationBytes,
 	}
 	if j.backoff == nil {
 		j.backoff = defaultBackoff

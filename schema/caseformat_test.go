@@ -75,6 +75,7 @@ func TestCaseFormatNewField(t *testing.T) {
 		{"id: x\nexpect: {}\n", "missing field \"prompt\""},
 		{"id: x\nprompt: p\nmessages: [{role: user, content: c}]\nexpect: {}\n", "matches more than one of its forms: give only one of them"},
 		{base + "user: {instructions: i, max_turns: 1}\n", "user.max_turns: want at least 2, got 1"},
+		{base + "user: {instructions: i, max_turns: 1000000}\n", "user.max_turns: want at most 100, got 1000000"},
 		{base + "golden: {turns: [{calls: [{tool: 'a b'}], answer: x}]}\n", "golden.turns[0].calls[0].tool: want a string matching ^[A-Za-z0-9_.:/-]+$, got \"a b\""},
 	} {
 		if got := issuesOf(t, s, tt.doc); got != tt.want {

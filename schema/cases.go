@@ -852,8 +852,8 @@ func checkUser(v any, add func(elems []any, format string, args ...any), is *[]c
 	if mt, ok := u["max_turns"]; ok {
 		n, isInt := mt.(int64)
 		switch {
-		case !isInt || n < 2:
-			add(append(el, "max_turns"), "want a whole number >= 2 (user messages, the opening included), got %s", showVal(mt))
+		case !isInt || n < 2 || n > MaxMaxTurns:
+			add(append(el, "max_turns"), "want a whole number from 2 to %d (user messages, the opening included), got %s", MaxMaxTurns, showVal(mt))
 		case !hasInstr:
 			add(append(el, "max_turns"), "max_turns is for a simulated user (instructions); scripted replies end with the last reply")
 		}

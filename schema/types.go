@@ -98,12 +98,17 @@ type User struct {
 	// With instructions only (checked in Go): the most user messages the
 	// model receives, the opening prompt included; default 6. A
 	// conversation still going after the answer to the last one fails
-	// with max_turns.
-	MaxTurns int `json:"max_turns,omitempty" yaml:"max_turns,omitempty" cue:"int & >=2"` // 0 means DefaultMaxTurns
+	// with max_turns. At most 100 (MaxMaxTurns).
+	MaxTurns int `json:"max_turns,omitempty" yaml:"max_turns,omitempty" cue:"int & >=2 & <=100"` // 0 means DefaultMaxTurns
 }
 
 // DefaultMaxTurns is User.MaxTurns when a case gives none.
 const DefaultMaxTurns = 6
+
+// MaxMaxTurns is the largest user.max_turns: every turn sends the whole
+// conversation again, so its cost grows with the square of the turns.
+// It is the bound in User's cue tag.
+const MaxMaxTurns = 100
 
 // Simulated reports whether the user is a simulator (Instructions).
 func (u *User) Simulated() bool { return u != nil && u.Instructions != "" }

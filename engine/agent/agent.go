@@ -55,7 +55,20 @@ type Input struct {
 	// Options are the backend options of the cell's options set; nil
 	// for "default".
 	Options *schema.OptionsSet
+	// MaxConversationBytes bounds the conversation sent to the model (its
+	// messages' text, tool calls and results); 0 means
+	// DefaultMaxConversationBytes.
+	MaxConversationBytes int
 }
+
+// DefaultMaxConversationBytes bounds the text of one conversation as
+// the model is sent it, every message, call and result counted: 16 MiB,
+// some four million tokens, more than any model's context holds. A
+// conversation past it ends the run as an infrastructure error naming
+// the limit (the simulated user's, kind simulator, when its message put
+// it over; else context_overflow) instead of sending the whole history
+// again at every turn.
+const DefaultMaxConversationBytes = 16 << 20
 
 // Output is what the loop did.
 type Output struct {
@@ -117,9 +130,14 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 	if in.User != nil {
 		out.Trace.Users = []record.UserTurn{{Content: Opening(in.Case), From: record.UserFromCase}}
 	}
+	conv := sizer{max: in.MaxConversationBytes}
+	conv.add(req.Messages...)
 	userTurn, inTurn := 0, 0 // the user turn being answered; model turns spent on it
 	for turn := 0; inTurn < maxIter; turn, inTurn = turn+1, inTurn+1 {
 		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if err := conv.check(userTurn); err != nil {
 			return out, err
 		}
 		req.Key.Turn = turn
@@ -152,15 +170,20 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 				return out, nil
 			}
 			req.Messages = append(req.Messages, msg)
+			conv.add(msg)
 			more, err := nextUser(ctx, in, out, userTurn, req.Messages)
 			if err != nil || !more {
 				return out, err
 			}
 			req.Messages = append(req.Messages, backend.Message{Role: "user", Content: out.Trace.Users[len(out.Trace.Users)-1].Content})
+			conv.add(req.Messages[len(req.Messages)-1])
+			conv.byUser = out.Trace.Users[len(out.Trace.Users)-1].From == record.UserFromSimulator
 			userTurn, inTurn = userTurn+1, -1
 			continue
 		}
 		req.Messages = append(req.Messages, msg)
+		conv.add(msg)
+		conv.byUser = false
 		lim := turnLimit{max: maxCalls(in), asked: len(msg.ToolCalls)}
 		for _, tc := range msg.ToolCalls {
 			call, err := doCall(ctx, tools, in, offered, turn, tc, &lim)
@@ -169,10 +192,46 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 			}
 			out.Trace.Calls = append(out.Trace.Calls, call)
 			req.Messages = append(req.Messages, backend.Message{Role: "tool", Content: call.Result, ToolName: tc.Name, ToolCallID: tc.ID, IsError: call.IsError})
+			conv.add(req.Messages[len(req.Messages)-1])
 		}
 	}
 	out.OutOfTurns = true
 	return out, nil
+}
+
+// sizer counts the bytes of a conversation against its bound.
+type sizer struct {
+	max, bytes int
+	// byUser is set when the last message added was a simulated user's
+	// (its reply put the conversation over).
+	byUser bool
+}
+
+func (z *sizer) add(msgs ...backend.Message) {
+	for _, m := range msgs {
+		z.bytes += len(m.Content) + len(m.Thinking) + len(m.Blocks) + len(m.ToolName)
+		for _, tc := range m.ToolCalls {
+			z.bytes += len(tc.Name) + len(tc.Arguments)
+		}
+	}
+}
+
+// check returns the error of a conversation past its bound, before the
+// model is sent it; userTurn is the user message being answered.
+func (z *sizer) check(userTurn int) error {
+	limit := z.max
+	if limit <= 0 {
+		limit = DefaultMaxConversationBytes
+	}
+	if z.bytes <= limit {
+		return nil
+	}
+	msg := fmt.Sprintf("the conversation holds %s bytes, over toolward's limit of %s bytes for one conversation (agent.DefaultMaxConversationBytes; see docs/limits.md)",
+		backend.Thousands(z.bytes), backend.Thousands(limit))
+	if z.byUser {
+		return &backend.Error{Kind: user.KindSimulator, Msg: fmt.Sprintf("simulated user, turn %d: its reply put %s", userTurn-1, msg)}
+	}
+	return &backend.Error{Kind: backend.KindContextOverflow, Msg: msg}
 }
 
 // nextUser asks the user for the message after the final answer to user
@@ -182,19 +241,14 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 // recorded as unsent).
 func nextUser(ctx context.Context, in Input, out *Output, n int, conv []backend.Message) (bool, error) {
 	t, ok, err := in.User.Next(ctx, n, conv)
+	if err != nil && t.Content != "" { // a reply cut before its end: kept, never sent
+		out.Trace.Users = append(out.Trace.Users, userTurn(t, len(out.Trace.Turns), true))
+	}
 	if err != nil || !ok {
 		return false, err
 	}
-	ut := record.UserTurn{
-		Before: len(out.Trace.Turns), Content: t.Content, From: t.From, Model: t.Model, Stop: t.Stop,
-		Latency: record.FromDuration(t.Latency), Host: t.Host,
-	}
-	if t.TokensIn != 0 || t.TokensOut != 0 { // the simulator's: not the run's Tokens, which are the model's
-		ut.Tokens = &record.Tokens{In: t.TokensIn, Out: t.TokensOut}
-	}
 	over := in.MaxUserTurns > 0 && n+1 >= in.MaxUserTurns
-	ut.Unsent = t.Stop || over
-	out.Trace.Users = append(out.Trace.Users, ut)
+	out.Trace.Users = append(out.Trace.Users, userTurn(t, len(out.Trace.Turns), t.Stop || over))
 	if t.Stop {
 		return false, nil
 	}
@@ -203,6 +257,19 @@ func nextUser(ctx context.Context, in Input, out *Output, n int, conv []backend.
 		return false, nil
 	}
 	return true, nil
+}
+
+// userTurn is the record of the user's message t, written before model
+// turn before.
+func userTurn(t user.Turn, before int, unsent bool) record.UserTurn {
+	ut := record.UserTurn{
+		Before: before, Content: t.Content, From: t.From, Model: t.Model, Stop: t.Stop, Unsent: unsent,
+		Latency: record.FromDuration(t.Latency), Host: t.Host,
+	}
+	if t.TokensIn != 0 || t.TokensOut != 0 { // the simulator's: not the run's Tokens, which are the model's
+		ut.Tokens = &record.Tokens{In: t.TokensIn, Out: t.TokensOut}
+	}
+	return ut
 }
 
 func maxCalls(in Input) int {

@@ -37,6 +37,10 @@
 //     still gets a reply, with OutOfUserTurns set (the engine fails it
 //     with max_turns); a message that ends it is recorded as unsent.
 //     Model turns are numbered across the conversation (backend.Key.Turn).
+//  7. The conversation sent is bounded (MaxConversationBytes, every
+//     message, call and result counted): before a model turn that would
+//     send more, the run ends with an error naming the limit, the
+//     simulated user's (kind simulator) when its reply put it over.
 //
 // The loop owns no policy beyond this: timeouts come from the context (run
 // timeout) and Input.CallTimeout (per tool call); retries are the

@@ -132,6 +132,21 @@ type Response struct {
 	Host string
 }
 
+// Done reasons every backend gives its Response.DoneReason (each maps
+// its server's words to them: OpenAI's finish_reason, Ollama's
+// done_reason, Anthropic's stop_reason max_tokens).
+const (
+	// DoneLength: the server stopped the reply at its token limit.
+	DoneLength = "length"
+	// DoneReplyLimit: toolward cut the reply at its own reply limit
+	// (the backend's MaxReplyBytes, or its limit on tool calls).
+	DoneReplyLimit = "reply_limit"
+)
+
+// Cut reports whether a reply that ended for reason was cut before its
+// end, by the server's token limit or toolward's reply limit.
+func Cut(reason string) bool { return reason == DoneLength || reason == DoneReplyLimit }
+
 // Error kinds.
 const (
 	KindUnavailable  = "backend"       // cannot reach the server, 5xx, broken stream

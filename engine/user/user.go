@@ -33,6 +33,8 @@ type Turn struct {
 	TokensOut int
 	Latency   time.Duration
 	Host      string
+	// DoneReason is the simulator's done reason (backend.Response).
+	DoneReason string
 }
 
 // Script sends scripted replies in order.
@@ -86,9 +88,17 @@ func (s *Simulator) Request(n int, conv []backend.Message) *backend.Request {
 // ErrSilent is the cause of the error for a simulator reply with no text.
 var ErrSilent = errors.New("the simulated user wrote nothing")
 
+// ErrCut is the cause of the error for a simulator reply cut before its
+// end: at its server's token limit (done reason length) or at toolward's
+// reply limit (reply_limit). Its stop marker may be what was cut off, so
+// the conversation cannot go on as if the reply were whole.
+var ErrCut = errors.New("the simulated user's reply was cut before its end")
+
 // Next asks the simulator for its reply to the model's last answer. A
-// reply that is empty, or only space, is an infrastructure error (the
-// simulator failed, not the model under test).
+// reply that is empty, or only space, or cut before its end
+// (backend.Cut) without the whole stop marker is an infrastructure error
+// (the simulator failed, not the model under test) that a retry cannot
+// fix; a cut reply comes back with the error, to be recorded as unsent.
 func (s *Simulator) Next(ctx context.Context, n int, conv []backend.Message) (Turn, bool, error) {
 	req := s.Request(n, conv)
 	start := time.Now()
@@ -104,15 +114,21 @@ func (s *Simulator) Next(ctx context.Context, n int, conv []backend.Message) (Tu
 	if strings.TrimSpace(content) == "" {
 		return Turn{}, false, &backend.Error{Kind: KindSimulator, Msg: fmt.Sprintf("simulated user (%s), turn %d", s.Model, n), Err: ErrSilent}
 	}
-	return Turn{
+	t := Turn{
 		Content: content, From: record.UserFromSimulator, Model: s.Model,
 		Stop:     s.Stop != "" && strings.Contains(content, s.Stop),
 		TokensIn: resp.TokensIn, TokensOut: resp.TokensOut, Latency: lat, Host: resp.Host,
-	}, true, nil
+		DoneReason: resp.DoneReason,
+	}
+	if backend.Cut(resp.DoneReason) && !t.Stop { // a whole stop marker ends it: what was cut is never sent
+		return t, false, &backend.Error{Kind: KindSimulator, Msg: fmt.Sprintf("simulated user (%s), turn %d: done reason %s, after %d bytes and %d tokens (raise the simulator's token limit, or ask it for shorter replies)",
+			s.Model, n, resp.DoneReason, len(content), resp.TokensOut), Err: ErrCut}
+	}
+	return t, true, nil
 }
 
 // KindSimulator is the backend.Error kind of a simulator that answered
-// with nothing usable.
+// with nothing usable: nothing, or a reply cut before its end.
 const KindSimulator = "simulator"
 
 // simError marks a backend error as the simulated user's, keeping its

@@ -14,7 +14,7 @@ import (
 // MaxReplyCalls or MaxReplyBlocks: the model produced more than toolward
 // keeps. What was kept is in the reply; tool call input cut short is a
 // malformed call.
-const DoneReplyLimit = "reply_limit"
+const DoneReplyLimit = backend.DoneReplyLimit
 
 // MaxReplyCalls bounds the tool_use blocks one reply may hold; a reply
 // that starts more is cut there (DoneReplyLimit), keeping the first

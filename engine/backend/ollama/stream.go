@@ -29,7 +29,7 @@ const DefaultMaxReplyBytes = 4 << 20
 // the model produced more than toolward keeps. What was kept is in the
 // reply; tool call arguments cut short are malformed calls. The OpenAI
 // backend uses the same value.
-const DoneReplyLimit = "reply_limit"
+const DoneReplyLimit = backend.DoneReplyLimit
 
 // MaxReplyCalls bounds the tool calls one reply may hold: a reply with
 // more keeps the first MaxReplyCalls and is cut there (DoneReplyLimit).

@@ -14,7 +14,7 @@ import (
 // DoneReplyLimit is the DoneReason of a reply cut at Config.MaxReplyBytes:
 // the model produced more text than toolward keeps. What was kept is in
 // the reply; tool call arguments cut short are malformed calls.
-const DoneReplyLimit = "reply_limit"
+const DoneReplyLimit = backend.DoneReplyLimit
 
 // MaxReplyCalls bounds the tool calls one reply may hold. A reply that
 // starts more is cut there, as at Config.MaxReplyBytes: its DoneReason is
