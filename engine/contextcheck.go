@@ -28,7 +28,7 @@ const contextTimeout = 5 * time.Minute
 // fit, the model's and the simulator's. Backends that cannot measure
 // (replay, servers that refuse a long prompt themselves) pass.
 func (s *starting) checkContext() error {
-	if s.opts.SkipContextCheck || s.l.Plan.Len() == 0 {
+	if s.opts.SkipContextCheck || s.l.Plan.Len() == 0 || s.nothingLeft() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(s.pre, contextTimeout)
@@ -81,7 +81,8 @@ func (s *starting) checkModelContext(ctx context.Context) ([]string, error) {
 					name = "" // no set, as cells hold it
 				}
 				req.Options, req.OptionsName = cellOptions(s.l.Config, name), name
-				f, err := backend.Measure(ctx, s.be, req)
+				var f *backend.PromptFit
+				err := s.retried(ctx, func() (err error) { f, err = backend.Measure(ctx, s.be, req); return err })
 				if err != nil {
 					if s.stopped() {
 						return nil, errInterrupted
@@ -170,7 +171,8 @@ func (s *starting) checkSimulatorContext(ctx context.Context) (string, error) {
 	if best == nil {
 		return "", nil
 	}
-	f, err := backend.Measure(ctx, s.sim, best)
+	var f *backend.PromptFit
+	err := s.retried(ctx, func() (err error) { f, err = backend.Measure(ctx, s.sim, best); return err })
 	if err != nil {
 		if s.stopped() {
 			return "", errInterrupted

@@ -14,7 +14,12 @@
 //     load the cases (package schema) and compile their expectations.
 //     Any error stops here.
 //  2. Build the lazy plan (package plan), apply filters and the shard.
-//  3. Build the backend from the config (Ollama, OpenAI-compatible, Anthropic or
+//  3. On resume, compact runs.jsonl to the runs that finished with pass
+//     or fail: a run whose case now shows the model something else (its
+//     id changed) runs again, one judged by older scoring rules is
+//     re-scored from its record (no model request). A resumed job with
+//     nothing left to run contacts no model server (no preflight, no
+//     context check). Build the backend from the config (Ollama, OpenAI-compatible, Anthropic or
 //     replay; wrapped in a cassette recorder with --record, and in a
 //     per-host concurrency limit), and preflight it, and the simulated
 //     user's backend when the config has a simulator: if a server is down
@@ -36,11 +41,7 @@
 //     fit the context the backend gives it (Ollama cuts it silently)
 //     stops the job with the num_ctx that would fit; the simulated user's
 //     system prompt and opening are measured the same way, in the same
-//     message. On resume, compact runs.jsonl to the runs
-//     that finished with pass or fail: a run whose case now shows the
-//     model something else (its id changed) runs again, one judged by
-//     older scoring rules is re-scored from its record (no model
-//     request). Write config.json, with the
+//     message. Write config.json, with the
 //     server's name, version and tool-list digest (results.Server).
 //  6. Feed the plan's runs, in plan order (grouped by model), to Workers
 //     goroutines. Each run selects its tools (package toolset), runs the

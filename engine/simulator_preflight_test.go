@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -112,7 +113,12 @@ func TestSimulatorFactsInConfig(t *testing.T) {
 		t.Errorf("the report does not show the simulator's digest: %+v", sum.Meta)
 	}
 
-	// The same config, the simulator's model now another.
+	// The same config, the simulator's model now another, and the run
+	// to do again (a resume with nothing left to run asks no server,
+	// TestNothingLeftContactsNoServer).
+	if err := os.WriteFile(filepath.Join(res.Dir, results.RunsFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	changed := fakeollama.Start(t, fakeollama.Options{Models: []fakeollama.Model{{Name: "u", Digest: "0123456789abcdef"}}, Script: answers})
 	sim, err := ollama.New(ollama.Config{Host: changed.URL})
 	if err != nil {

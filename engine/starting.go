@@ -90,7 +90,7 @@ func (s *starting) stopped() bool { return s.pre.Err() != nil }
 func (s *starting) prepare() error {
 	s.warnHugePlan()
 	steps := []func() error{
-		s.loadDescriptions, s.checkBuiltin, s.checkIsolation, s.openBackend, s.preflight, s.checkModels,
+		s.loadDescriptions, s.checkBuiltin, s.checkIsolation, s.resumeRuns, s.openBackend, s.preflight, s.checkModels,
 		s.openDir, s.openServer, s.checkTools, s.checkContext, s.bookkeep,
 	}
 	for _, step := range steps {
@@ -173,15 +173,46 @@ func (s *starting) openBackend() error {
 // preflightTimeout bounds the backend's preflight.
 const preflightTimeout = 2 * time.Minute
 
+// resumeRuns, on resume, holds the result directory and compacts its
+// runs.jsonl to the runs that need not run again (re-scoring those judged
+// by older rules; see resumeDone), before any server is contacted: a job
+// with nothing left to run contacts no model server (nothingLeft).
+func (s *starting) resumeRuns() error {
+	if s.opts.ResumeDir == "" {
+		return nil
+	}
+	s.dir = s.opts.ResumeDir
+	if err := s.lockDir(); err != nil {
+		return err
+	}
+	done, err := resumeDone(s.pre, s.dir, s.l, s.opts.Progress)
+	if err != nil && s.stopped() {
+		return errInterrupted
+	}
+	if err != nil {
+		return err
+	}
+	s.done = done
+	return nil
+}
+
+// nothingLeft reports whether a resumed job has every run of its plan
+// done already: then no model server is asked anything (no preflight,
+// no context check), and a server that is down does not matter.
+func (s *starting) nothingLeft() bool {
+	return s.opts.ResumeDir != "" && int64(len(s.done)) >= s.l.Plan.Len()
+}
+
 // preflight checks the backend before anything runs: a server that is
 // down or a missing model stops the job.
 func (s *starting) preflight() error {
 	pf, ok := s.be.(backend.Preflighter)
-	if !ok {
+	if !ok || s.nothingLeft() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(s.pre, preflightTimeout)
-	info, err := pf.Preflight(ctx, s.l.Plan.Values(cell.Model))
+	var info *backend.Info
+	err := s.retried(ctx, func() (err error) { info, err = pf.Preflight(ctx, s.l.Plan.Values(cell.Model)); return err })
 	cancel()
 	switch {
 	case err != nil && s.stopped():
@@ -215,7 +246,8 @@ func (s *starting) preflightSimulator() error {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(s.pre, preflightTimeout)
-	info, err := pf.Preflight(ctx, []string{sim.Model})
+	var info *backend.Info
+	err := s.retried(ctx, func() (err error) { info, err = pf.Preflight(backend.ToolFree(ctx), []string{sim.Model}); return err })
 	cancel()
 	switch {
 	case err != nil && s.stopped():
@@ -272,8 +304,7 @@ func (s *starting) checkModels() error {
 // that existed is emptied instead, and its parents are left alone.
 func (s *starting) openDir() error {
 	if s.opts.ResumeDir != "" {
-		s.dir = s.opts.ResumeDir
-		return s.lockDir()
+		return nil // held by resumeRuns
 	}
 	var err error
 	var made []string // directories above the result directory this job creates
@@ -411,19 +442,10 @@ func (s *starting) checkTools() error {
 	return checkTools(s.src, s.l, s.descs, s.opts.Progress)
 }
 
-// bookkeep writes config.json: on resume, after compacting runs.jsonl to
-// the runs that need not run again (re-scoring those judged by older
-// rules); for a new job, a new Meta.
+// bookkeep writes config.json: on resume, with the preflight's facts
+// (runs.jsonl was compacted by resumeRuns); for a new job, a new Meta.
 func (s *starting) bookkeep() error {
 	if s.opts.ResumeDir != "" {
-		done, err := resumeDone(s.pre, s.dir, s.l, s.opts.Progress)
-		if err != nil && s.stopped() {
-			return errInterrupted
-		}
-		if err != nil {
-			return err
-		}
-		s.done = done
 		if s.info != nil {
 			s.meta.Backend = s.info
 		}

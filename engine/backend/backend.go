@@ -29,8 +29,25 @@ type Backend interface {
 // Preflighter is implemented by backends that can check, before any run
 // starts, that they can serve every model the plan needs. Preflight
 // returns facts to record in config.json (server version, model digests).
+// It checks that the models accept tools unless ctx is ToolFree.
 type Preflighter interface {
 	Preflight(ctx context.Context, models []string) (*Info, error)
+}
+
+type toolFreeKey struct{}
+
+// ToolFree marks ctx as a preflight's for models that are offered no
+// tools (a simulated user): the backend checks that they answer, and
+// neither offers them a tool nor asks whether they take one. Wrappers
+// pass ctx on as it is.
+func ToolFree(ctx context.Context) context.Context {
+	return context.WithValue(ctx, toolFreeKey{}, true)
+}
+
+// IsToolFree reports whether ctx was marked by ToolFree.
+func IsToolFree(ctx context.Context) bool {
+	v, _ := ctx.Value(toolFreeKey{}).(bool)
+	return v
 }
 
 // Info is what a preflight learned. Its shape is part of the result

@@ -172,14 +172,15 @@ func (b *Backend) page(ctx context.Context, after string) (*modelPage, error, er
 	return &p, nil, nil
 }
 
-// probe sends model a one-token request offering one tool, waiting out
-// throttled answers (backend.Retrying).
+// probe sends model a one-token request offering one tool (none when
+// ctx is backend.ToolFree), waiting out throttled answers
+// (backend.Retrying).
 func (b *Backend) probe(ctx context.Context, model string) error {
-	body, err := b.encode(&backend.Request{
-		Model:    model,
-		Messages: []backend.Message{{Role: "user", Content: ProbePrompt}},
-		Tools:    []backend.Tool{probeTool},
-	}, true)
+	req := &backend.Request{Model: model, Messages: []backend.Message{{Role: "user", Content: ProbePrompt}}}
+	if !backend.IsToolFree(ctx) { // a simulated user is offered no tools
+		req.Tools = []backend.Tool{probeTool}
+	}
+	body, err := b.encode(req, true)
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func New(cfg Config) (*Backend, error) {
 func (b *Backend) Host() string { return b.host }
 
 // Preflight checks that the server is up, that every model is pulled and
-// that each can call tools. It returns the server version and the models'
+// that each can call tools (unless ctx is backend.ToolFree). It returns the server version and the models'
 // digests. Every problem it finds is a *backend.Error that says what to do.
 func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info, error) {
 	var v struct {
@@ -192,7 +192,7 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 		}
 		// An old server that reports no capabilities gets the benefit of
 		// the doubt; the first chat will say if tools are unsupported.
-		if caps := show.Capabilities; len(caps) > 0 && !slices.Contains(caps, "tools") {
+		if caps := show.Capabilities; len(caps) > 0 && !slices.Contains(caps, "tools") && !backend.IsToolFree(ctx) {
 			list := make([]string, len(caps))
 			for i, c := range caps {
 				list[i] = string(c)

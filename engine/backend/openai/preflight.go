@@ -196,13 +196,14 @@ func (b *Backend) probeRetrying(ctx context.Context, model string) error {
 	}
 }
 
-// probe sends model a one-token chat request offering one tool.
+// probe sends model a one-token chat request offering one tool (none
+// when ctx is backend.ToolFree).
 func (b *Backend) probe(ctx context.Context, model string) error {
-	body, err := b.encode(&backend.Request{
-		Model:    model,
-		Messages: []backend.Message{{Role: "user", Content: ProbePrompt}},
-		Tools:    []backend.Tool{probeTool},
-	}, true)
+	req := &backend.Request{Model: model, Messages: []backend.Message{{Role: "user", Content: ProbePrompt}}}
+	if !backend.IsToolFree(ctx) { // a simulated user is offered no tools
+		req.Tools = []backend.Tool{probeTool}
+	}
+	body, err := b.encode(req, true)
 	if err != nil {
 		return err
 	}
