@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 )
@@ -50,6 +51,9 @@ func decodeValue(dst reflect.Value, v any, at []any) error {
 		dst.SetBool(b)
 	case reflect.Int, reflect.Int64:
 		n, ok := v.(int64)
+		if f, isFloat := v.(float64); isFloat && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			n, ok = int64(f), true // 3.0: JSON Schema's integer, as the schema checked it
+		}
 		if !ok || dst.OverflowInt(n) {
 			return fail()
 		}

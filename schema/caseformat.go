@@ -1,17 +1,20 @@
 package schema
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
-	"reflect"
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/toolward/toolward/matchers"
 )
 
 // caseSchemaJSON is the case JSON Schema generated from #Case
@@ -21,236 +24,42 @@ import (
 //go:embed case.schema.json
 var caseSchemaJSON []byte
 
-// The loader checks a case's structure in Go (checkCase), with messages
-// written for each field, and then against the JSON Schema generated
-// from #Case (formatIssues): a field of #Case with no check of its own
-// in checkCase is still held to what toolward.cue says, at its
-// position. expect is left to matchers.CompileExpect, which checks all
-// of it. google/jsonschema-go validates the same schema in the tests,
-// but costs three times a whole ParseCase and reports no position, so
-// the loader walks the subset of JSON Schema the generator writes
-// itself. A keyword outside that subset fails the compilation, and with
-// it every case (TestCaseFormatCompiles catches it first).
+// CaseJSONSchema returns the JSON Schema of case files, for editors
+// (`toolward schema --jsonschema`, and the schema line `toolward init`
+// and the BFCL importer write).
+func CaseJSONSchema() []byte { return slices.Clone(caseSchemaJSON) }
 
-// jsNode is one compiled schema object.
-type jsNode struct {
-	ref        string // #/definitions/<ref>
-	types      []string
-	enum       []any
-	konst      *any
-	pattern    *regexp.Regexp
-	minLength  int
-	bounds     []jsBound
-	minItems   int
-	items      *jsNode
-	props      map[string]*jsNode
-	propNames  []string // sorted
-	required   []string
-	closed     bool    // additionalProperties: false
-	additional *jsNode // additionalProperties: schema
-	names      *jsNode // propertyNames
-	anyOf      []*jsNode
-	oneOf      []*jsNode
-	allOf      []*jsNode
-	not        *jsNode
-}
+// The loader checks every case against the case JSON Schema with
+// santhosh-tekuri/jsonschema (about 50 µs a case) and words each of the
+// library's errors itself (formatIssues), at the YAML position of the
+// value it is about. expect is left to matchers.CompileExpect, which
+// checks all of it with messages of its own: the schema sees an empty
+// expect in its place, and the goldens of when entries at their index.
 
-type jsBound struct {
-	key string
-	n   float64
-}
+// caseFormat is the compiled schema and its JSON document (for the
+// names of allowed fields and one-of forms, which errors do not carry).
+var caseFormat = sync.OnceValues(func() (*caseSchema, error) { return compileCaseSchema(caseSchemaJSON) })
 
-type jsSchema struct {
-	root *jsNode
-	defs map[string]*jsNode
-	skip map[string]bool // definitions checked elsewhere
-}
-
-var caseFormat = sync.OnceValues(func() (*jsSchema, error) {
-	return compileJSONSchema(caseSchemaJSON, "Expect")
-})
-
-// annotations are keywords that do not constrain a value.
-var annotations = map[string]bool{"$schema": true, "$id": true, "title": true, "description": true, "default": true, "definitions": true}
-
-func compileJSONSchema(src []byte, skip ...string) (*jsSchema, error) {
-	var raw map[string]any
-	if err := json.Unmarshal(src, &raw); err != nil {
-		return nil, err
-	}
-	s := &jsSchema{defs: map[string]*jsNode{}, skip: map[string]bool{}}
-	for _, k := range skip {
-		s.skip[k] = true
-	}
-	defs, _ := raw["definitions"].(map[string]any)
-	for name, d := range defs {
-		dm, ok := d.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("definition %s: not an object", name)
-		}
-		n, err := compileNode(dm, "/definitions/"+name)
-		if err != nil {
-			return nil, err
-		}
-		s.defs[name] = n
-	}
-	root, err := compileNode(raw, "")
+func compileCaseSchema(src []byte) (*caseSchema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 	if err != nil {
 		return nil, err
 	}
-	s.root = root
-	for _, k := range skip {
-		if s.defs[k] == nil {
-			return nil, fmt.Errorf("no definition %s", k)
-		}
+	c := jsonschema.NewCompiler()
+	const url = "case.schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
 	}
-	return s, nil
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	return &caseSchema{s, doc}, nil
 }
 
-func compileNode(m map[string]any, at string) (*jsNode, error) {
-	n := &jsNode{}
-	bad := func(k string) error {
-		return fmt.Errorf("%s/%s: keyword or value not supported by the loader's check", at, k)
-	}
-	sub := func(k string, v any) (*jsNode, error) {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			return nil, bad(k)
-		}
-		return compileNode(mm, at+"/"+k)
-	}
-	list := func(k string, v any) ([]*jsNode, error) {
-		l, ok := v.([]any)
-		if !ok {
-			return nil, bad(k)
-		}
-		var out []*jsNode
-		for i, x := range l {
-			c, err := sub(fmt.Sprintf("%s/%d", k, i), x)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-		return out, nil
-	}
-	num := func(k string, v any) (float64, error) {
-		f, ok := v.(float64)
-		if !ok {
-			return 0, bad(k)
-		}
-		return f, nil
-	}
-	var err error
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v := m[k]
-		switch k {
-		case "$ref":
-			s, _ := v.(string)
-			name, ok := strings.CutPrefix(s, "#/definitions/")
-			if !ok {
-				return nil, bad(k)
-			}
-			n.ref = name
-		case "type":
-			switch t := v.(type) {
-			case string:
-				n.types = []string{t}
-			case []any:
-				for _, x := range t {
-					s, _ := x.(string)
-					n.types = append(n.types, s)
-				}
-			default:
-				return nil, bad(k)
-			}
-		case "enum":
-			if n.enum, _ = v.([]any); n.enum == nil {
-				return nil, bad(k)
-			}
-		case "const":
-			n.konst = &v
-		case "pattern":
-			s, _ := v.(string)
-			if n.pattern, err = regexp.Compile(s); err != nil {
-				return nil, bad(k)
-			}
-		case "minLength":
-			f, err := num(k, v)
-			if err != nil {
-				return nil, err
-			}
-			n.minLength = int(f)
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-			f, err := num(k, v)
-			if err != nil {
-				return nil, err
-			}
-			n.bounds = append(n.bounds, jsBound{k, f})
-		case "minItems":
-			f, err := num(k, v)
-			if err != nil {
-				return nil, err
-			}
-			n.minItems = int(f)
-		case "items":
-			if n.items, err = sub(k, v); err != nil {
-				return nil, err
-			}
-		case "properties":
-			pm, ok := v.(map[string]any)
-			if !ok {
-				return nil, bad(k)
-			}
-			n.props = map[string]*jsNode{}
-			for name, p := range pm {
-				if n.props[name], err = sub(k+"/"+name, p); err != nil {
-					return nil, err
-				}
-			}
-			n.propNames = slices.Sorted(maps.Keys(n.props))
-		case "required":
-			l, _ := v.([]any)
-			for _, x := range l {
-				s, _ := x.(string)
-				n.required = append(n.required, s)
-			}
-		case "additionalProperties":
-			if b, ok := v.(bool); ok {
-				if b {
-					return nil, bad(k)
-				}
-				n.closed = true
-			} else if n.additional, err = sub(k, v); err != nil {
-				return nil, err
-			}
-		case "propertyNames":
-			if n.names, err = sub(k, v); err != nil {
-				return nil, err
-			}
-		case "anyOf":
-			if n.anyOf, err = list(k, v); err != nil {
-				return nil, err
-			}
-		case "oneOf":
-			if n.oneOf, err = list(k, v); err != nil {
-				return nil, err
-			}
-		case "allOf":
-			if n.allOf, err = list(k, v); err != nil {
-				return nil, err
-			}
-		case "not":
-			if n.not, err = sub(k, v); err != nil {
-				return nil, err
-			}
-		default:
-			if !annotations[k] {
-				return nil, bad(k)
-			}
-		}
-	}
-	return n, nil
+type caseSchema struct {
+	compiled *jsonschema.Schema
+	doc      any
 }
 
 // formatIssues checks a case mapping against the case JSON Schema.
@@ -259,172 +68,287 @@ func formatIssues(m map[string]any) []caseIssue {
 	if err != nil {
 		return []caseIssue{{msg: "the embedded case.schema.json does not compile: " + err.Error()}}
 	}
-	return s.check(s.root, m, nil)
+	return s.check(m)
 }
 
-// jsonKind names v's JSON Schema type; integer is a number written
-// without a fraction or exponent, as CUE's int.
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case int64:
-		return "integer"
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			return "number"
-		}
-		return "integer"
-	case float64:
-		return "number"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
+// check checks a case mapping against s.
+func (s *caseSchema) check(m map[string]any) []caseIssue {
+	err := s.compiled.Validate(withoutExpect(m))
+	if err == nil {
+		return nil
 	}
-	return "?"
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return []caseIssue{{msg: err.Error()}}
+	}
+	is := s.issues(m, ve)
+	// A misspelt required field is one mistake: report the unknown field
+	// with its suggestion, not also the missing one.
+	suggested := map[string]bool{}
+	for _, i := range is {
+		if i.suggests != "" {
+			suggested[pathString(append(slices.Clone(i.elems[:len(i.elems)-1]), i.suggests))] = true
+		}
+	}
+	return slices.DeleteFunc(is, func(i caseIssue) bool {
+		return slices.ContainsFunc(i.missing, func(f string) bool { return suggested[pathString(append(slices.Clone(i.elems), f))] })
+	})
 }
 
-var kindWords = map[string]string{"null": "null", "boolean": "a boolean", "string": "a string", "integer": "an integer",
-	"number": "a number", "array": "a list", "object": "a mapping"}
+// withoutExpect is m with an empty expect, but for the goldens of its
+// when entries, at their index.
+func withoutExpect(m map[string]any) map[string]any {
+	e, ok := m["expect"].(map[string]any)
+	if !ok {
+		return m
+	}
+	out := maps.Clone(m)
+	_, goldens := splitWhenGoldens(e)
+	if goldens == nil {
+		out["expect"] = map[string]any{}
+		return out
+	}
+	whens := make([]any, slices.Max(slices.Collect(maps.Keys(goldens)))+1)
+	for i := range whens {
+		whens[i] = map[string]any{}
+		if g, ok := goldens[i]; ok {
+			whens[i] = map[string]any{"golden": g}
+		}
+	}
+	out["expect"] = map[string]any{"when": whens}
+	return out
+}
 
-func (s *jsSchema) check(n *jsNode, v any, at []any) []caseIssue {
+// issues words the errors of the tree ve, whose instance locations are
+// in the case v.
+func (s *caseSchema) issues(v any, ve *jsonschema.ValidationError) []caseIssue {
+	at := elemsOf(v, ve.InstanceLocation)
 	issue := func(format string, args ...any) []caseIssue {
-		return []caseIssue{{elems: slices.Clone(at), msg: fmt.Sprintf(format, args...)}}
+		return []caseIssue{{elems: at, msg: fmt.Sprintf(format, args...)}}
 	}
-	if n.ref != "" {
-		if s.skip[n.ref] {
-			return nil
+	val := valueAtElems(v, at)
+	switch k := ve.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		key := "anyOf"
+		if _, ok := k.(*kind.OneOf); ok {
+			key = "oneOf"
 		}
-		return s.check(s.defs[n.ref], v, at)
-	}
-	kind := jsonKind(v)
-	if len(n.types) > 0 && !slices.Contains(n.types, kind) && !(kind == "integer" && slices.Contains(n.types, "number")) {
-		words := make([]string, len(n.types))
-		for i, t := range n.types {
-			words[i] = kindWords[t]
-		}
-		return issue("want %s, got %s", strings.Join(words, " or "), showVal(v))
-	}
-	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return jsonEqual(e, v) }) {
-		var alts []string
-		for _, e := range n.enum {
-			alts = append(alts, showVal(e))
-		}
-		return issue("want one of %s, got %s", strings.Join(alts, ", "), showVal(v))
-	}
-	if n.konst != nil && !jsonEqual(*n.konst, v) {
-		return issue("want %s, got %s", showVal(*n.konst), showVal(v))
-	}
-	if str, ok := v.(string); ok {
-		if n.minLength > 0 && utf8.RuneCountInString(str) < n.minLength {
-			return issue("want a non-empty string")
-		}
-		if n.pattern != nil && !n.pattern.MatchString(str) {
-			return issue("want a string matching %s, got %q", n.pattern, str)
-		}
-	}
-	if f, ok := number(v); ok {
-		for _, b := range n.bounds {
-			switch {
-			case b.key == "minimum" && f < b.n:
-				return issue("want at least %v, got %s", b.n, showVal(v))
-			case b.key == "maximum" && f > b.n:
-				return issue("want at most %v, got %s", b.n, showVal(v))
-			case b.key == "exclusiveMinimum" && f <= b.n:
-				return issue("want more than %v, got %s", b.n, showVal(v))
-			case b.key == "exclusiveMaximum" && f >= b.n:
-				return issue("want less than %v, got %s", b.n, showVal(v))
+		forms := s.formNames(ve.SchemaURL, key)
+		if o, ok := k.(*kind.OneOf); ok && len(o.Subschemas) > 1 {
+			if len(forms) > 1 {
+				return []caseIssue{{elems: append(slices.Clone(at), forms[o.Subschemas[1]]), msg: fmt.Sprintf("want %s or %s, not both", forms[o.Subschemas[0]], forms[o.Subschemas[1]])}}
 			}
+			return issue("matches more than one of its forms: give only one of them")
 		}
-	}
-	var out []caseIssue
-	if l, ok := v.([]any); ok {
-		if len(l) < n.minItems {
-			return issue("want at least %d items, got %d", n.minItems, len(l))
-		}
-		if n.items != nil {
-			for i, x := range l {
-				out = append(out, s.check(n.items, x, append(slices.Clone(at), i))...)
+		// None fits: if every form is a field to give, say which;
+		// else the mistakes of the form the value came closest to.
+		if len(forms) == len(ve.Causes) && len(forms) > 1 {
+			quoted := make([]string, len(forms))
+			for i, f := range forms {
+				quoted[i] = strconv.Quote(f)
 			}
+			return []caseIssue{{elems: at, missing: forms, msg: fmt.Sprintf("missing field %s (or %s)", quoted[0], strings.Join(quoted[1:], " or "))}}
 		}
-	}
-	if m, ok := v.(map[string]any); ok {
-		suggested := map[string]bool{}
-		if n.closed {
-			out = append(out, closedFields(at, m, n.propNames, suggested)...)
-		}
-		for _, k := range n.required {
-			if _, ok := m[k]; !ok && !suggested[k] {
-				out = append(out, issue("missing field %q", k)...)
-			}
-		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			el := append(slices.Clone(at), k)
-			if p := n.props[k]; p != nil {
-				out = append(out, s.check(p, m[k], el)...)
-				continue
-			}
-			if n.names != nil && len(s.check(n.names, k, el)) > 0 {
-				out = append(out, caseIssue{elems: el, msg: fmt.Sprintf("key %q is not allowed here", k)})
-				continue
-			}
-			if n.additional != nil {
-				out = append(out, s.check(n.additional, m[k], el)...)
-			}
-		}
-	}
-	for _, c := range n.allOf {
-		out = append(out, s.check(c, v, at)...)
-	}
-	if n.anyOf != nil {
-		if best, ok := s.firstFit(n.anyOf, v, at); !ok {
-			out = append(out, best...)
-		}
-	}
-	if n.oneOf != nil {
-		fits := 0
 		var best []caseIssue
-		for _, c := range n.oneOf {
-			is := s.check(c, v, at)
-			if len(is) == 0 {
-				fits++
-			} else if best == nil || closer(is, best) {
+		for _, c := range ve.Causes {
+			if is := s.issues(v, c); best == nil || closer(is, best) {
 				best = is
 			}
 		}
-		switch fits {
-		case 0:
-			out = append(out, best...)
-		case 1:
-		default:
-			out = append(out, issue("matches more than one of its forms: give only one of them")...)
+		return best
+	case *kind.Required:
+		var out []caseIssue
+		for _, f := range k.Missing {
+			out = append(out, caseIssue{elems: at, missing: []string{f}, msg: fmt.Sprintf("missing field %q", f)})
 		}
+		return out
+	case *kind.AdditionalProperties:
+		allowed := s.fieldNames(ve.SchemaURL)
+		var out []caseIssue
+		for _, f := range k.Properties {
+			i := caseIssue{elems: append(slices.Clone(at), f), msg: fmt.Sprintf("unknown field %q", f)}
+			if sug := suggest(f, allowed); sug != "" {
+				i.msg += fmt.Sprintf(" (did you mean %q?)", sug)
+				i.suggests = sug
+			}
+			out = append(out, i)
+		}
+		return out
+	case *kind.Type:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = s.typeWords(ve.SchemaURL, w)
+		}
+		return issue("want %s, got %s", strings.Join(want, " or "), showVal(val))
+	case *kind.Enum:
+		alts := make([]string, len(k.Want))
+		for i, e := range k.Want {
+			alts[i] = showVal(e)
+		}
+		return issue("want one of %s, got %s", strings.Join(alts, ", "), showVal(val))
+	case *kind.Const:
+		return issue("want %s, got %s", showVal(k.Want), showVal(val))
+	case *kind.Pattern:
+		if w, ok := patternWords[k.Want]; ok {
+			return issue("want %s, got %q", w, k.Got)
+		}
+		return issue("want a string matching %s, got %q", k.Want, k.Got)
+	case *kind.MinLength:
+		return issue("want a non-empty string, got %s", showVal(val))
+	case *kind.MinItems:
+		return issue("want a non-empty list")
+	case *kind.Minimum:
+		return issue("want at least %s, got %s", k.Want.RatString(), showVal(val))
+	case *kind.ExclusiveMinimum:
+		return issue("want more than %s, got %s", k.Want.RatString(), showVal(val))
+	case *kind.Maximum:
+		return issue("want at most %s, got %s", k.Want.RatString(), showVal(val))
+	case *kind.ExclusiveMaximum:
+		return issue("want less than %s, got %s", k.Want.RatString(), showVal(val))
+	case *kind.Not, *kind.FalseSchema:
+		return issue("not allowed here")
 	}
-	if n.not != nil && len(s.check(n.not, v, at)) == 0 {
-		out = append(out, issue("not allowed here")...)
+	if len(ve.Causes) == 0 {
+		return issue("%v", ve.ErrorKind)
+	}
+	var out []caseIssue
+	for _, c := range ve.Causes {
+		out = append(out, s.issues(v, c)...)
 	}
 	return out
 }
 
-// firstFit reports whether v fits one of alts; if none, it returns the
-// issues of the alternative v came closest to.
-func (s *jsSchema) firstFit(alts []*jsNode, v any, at []any) ([]caseIssue, bool) {
-	var best []caseIssue
-	for _, c := range alts {
-		is := s.check(c, v, at)
-		if len(is) == 0 {
-			return nil, true
+// patternWords name the patterns of the case format in messages.
+var patternWords = map[string]string{
+	reID.String():              "an id (letters, digits, _ . : / -)",
+	matchers.ToolName.String(): "a tool name",
+}
+
+var kindWords = map[string]string{"null": "null", "boolean": "a boolean", "string": "a string", "integer": "a whole number",
+	"number": "a number", "array": "a list", "object": "a mapping"}
+
+// node returns the schema object at the JSON pointer of url, following
+// a $ref there.
+func (s *caseSchema) node(url string) map[string]any {
+	_, ptr, _ := strings.Cut(url, "#")
+	var n any = s.doc
+	for _, p := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if p == "" {
+			continue
 		}
-		if best == nil || closer(is, best) {
-			best = is
+		p = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		switch x := n.(type) {
+		case map[string]any:
+			n = x[p]
+		case []any:
+			i, _ := strconv.Atoi(p)
+			if i < 0 || i >= len(x) {
+				return nil
+			}
+			n = x[i]
 		}
 	}
-	return best, false
+	m, _ := n.(map[string]any)
+	if ref, ok := m["$ref"].(string); ok && len(m) <= 2 {
+		return s.node(ref)
+	}
+	return m
+}
+
+// fieldNames are the properties of the schema object at url.
+func (s *caseSchema) fieldNames(url string) []string {
+	props, _ := s.node(url)["properties"].(map[string]any)
+	return slices.Sorted(maps.Keys(props))
+}
+
+// formNames names each form of the key (oneOf or anyOf) of the schema
+// at url by the one field the form requires; nil unless every form is
+// such.
+func (s *caseSchema) formNames(url, key string) []string {
+	forms, _ := s.node(url)[key].([]any)
+	var out []string
+	for _, f := range forms {
+		fm, _ := f.(map[string]any)
+		req, _ := fm["required"].([]any)
+		if len(req) != 1 {
+			return nil
+		}
+		name, _ := req[0].(string)
+		out = append(out, name)
+	}
+	return out
+}
+
+// typeWords names the JSON type typ of the schema at url in messages:
+// with what the schema says of its strings, or of a list's items.
+func (s *caseSchema) typeWords(url, typ string) string {
+	n := s.node(url)
+	pattern, _ := n["pattern"].(string)
+	switch {
+	case typ == "string" && patternWords[pattern] != "":
+		return patternWords[pattern]
+	case typ == "string" && n["minLength"] != nil:
+		return "a non-empty string"
+	case typ == "array":
+		items, _ := n["items"].(map[string]any)
+		switch {
+		case items["type"] == "string" && items["pattern"] == nil:
+			return "a list of strings"
+		case items["$ref"] == "#/definitions/Name":
+			return "a list of tool names"
+		}
+	}
+	return kindWords[typ]
+}
+
+// suggest is matchers.Suggest, but none when another field is as
+// close: the schema's fields have no order to choose between them by.
+func suggest(f string, allowed []string) string {
+	sug := matchers.Suggest(f, allowed)
+	reversed := slices.Clone(allowed)
+	slices.Reverse(reversed)
+	if matchers.Suggest(f, reversed) != sug {
+		return ""
+	}
+	return sug
+}
+
+// elemsOf turns an instance location into path elements of v: list
+// indexes as ints.
+func elemsOf(v any, loc []string) []any {
+	out := make([]any, 0, len(loc))
+	for _, p := range loc {
+		if l, ok := v.([]any); ok {
+			i, _ := strconv.Atoi(p)
+			out = append(out, i)
+			if i >= 0 && i < len(l) {
+				v = l[i]
+			}
+			continue
+		}
+		out = append(out, p)
+		m, _ := v.(map[string]any)
+		v = m[p]
+	}
+	return out
+}
+
+// valueAtElems is the value at elems below v.
+func valueAtElems(v any, elems []any) any {
+	for _, e := range elems {
+		switch e := e.(type) {
+		case int:
+			l, _ := v.([]any)
+			if e >= len(l) {
+				return nil
+			}
+			v = l[e]
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[e]
+		}
+	}
+	return v
 }
 
 // closer reports whether issues a point deeper into the value than b
@@ -445,25 +369,18 @@ func depth(is []caseIssue) int {
 	return d
 }
 
-func number(v any) (float64, bool) {
+func showVal(v any) string {
 	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil && !math.IsInf(f, 0)
+	case string:
+		return strconv.Quote(x)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
 	}
-	return 0, false
-}
-
-// jsonEqual compares a schema value (from encoding/json) with a case
-// value (from yamlValue).
-func jsonEqual(schema, v any) bool {
-	if f, ok := schema.(float64); ok {
-		g, ok := number(v)
-		return ok && f == g
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
 	}
-	return reflect.DeepEqual(schema, v)
+	return string(b)
 }

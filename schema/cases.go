@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,46 +194,18 @@ var GoldenCell = matchers.Cell{Temperature: 0, Tools: "needed", Confirm: "auto",
 
 // caseIssue is a problem at a path of a case document.
 type caseIssue struct {
-	elems []any  // where to point
-	path  []any  // what to name (defaults to elems)
-	msg   string // message
+	elems    []any    // where to point
+	path     []any    // what to name (defaults to elems)
+	msg      string   // message
+	missing  []string // the fields a "missing field" issue is about
+	suggests string   // the field an "unknown field" issue suggests
 }
 
-// caseFields are the fields of #Case: the keys Case writes.
-var caseFields = YAMLKeys(reflect.TypeFor[Case]())
+var reID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/-]*$`)
 
-// The fields of a message, a golden and a golden call: the keys their
-// types write.
-var (
-	messageFields    = YAMLKeys(reflect.TypeFor[Message]())
-	goldenFields     = YAMLKeys(reflect.TypeFor[Golden]())
-	goldenCallFields = YAMLKeys(reflect.TypeFor[GoldenCall]())
-	goldenTurnFields = YAMLKeys(reflect.TypeFor[GoldenTurn]())
-	userFields       = YAMLKeys(reflect.TypeFor[User]())
-)
-
-// YAMLKeys returns the keys of the fields of struct type t that yaml
-// writes, in field order.
-func YAMLKeys(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if f.IsExported() && name != "-" && name != "" {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-var (
-	reID       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/-]*$`)
-	reName     = matchers.ToolName
-	reNonEmpty = regexp.MustCompile(`(?s).`)
-)
-
-// parseCase checks one document and decodes it. The structural rules
-// mirror #Case in toolward.cue; TestCaseSchemaAgreement keeps them equal.
+// parseCase checks one document against the case JSON Schema
+// (formatIssues), then the rules it cannot state (shapeIssues and the
+// checks below), and decodes it.
 func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	root := doc.Content[0]
 	errAt := func(is caseIssue) *Error {
@@ -255,15 +228,20 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 	if !ok {
 		return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Msg: fmt.Sprintf("want a case (a mapping with id, prompt, expect, …), got %s", kindOf(v))}}
 	}
-	issues := checkCase(m)
+	issues := formatIssues(m)
+	var c *Case
 	if len(issues) == 0 {
-		issues = formatIssues(m)
+		if c, err = buildCase(m); err != nil {
+			return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Msg: err.Error()}}
+		}
+		issues = c.shapeIssues()
 	}
 	if len(issues) > 0 {
 		errs := make(Errors, len(issues))
 		for i, is := range issues {
 			errs[i] = errAt(is)
 		}
+		slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) })
 		// The expectations are independent of the other fields: report
 		// their mistakes in the same pass.
 		if raw, ok := m["expect"].(map[string]any); ok {
@@ -273,10 +251,6 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 			}
 		}
 		return nil, errs
-	}
-	c, err := buildCase(m)
-	if err != nil {
-		return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Msg: err.Error()}}
 	}
 	c.modelGoldenArgs(doc)
 	c.File = file
@@ -682,302 +656,30 @@ func kindOf(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func showVal(v any) string {
-	switch x := v.(type) {
-	case string:
-		return strconv.Quote(x)
-	case map[string]any:
-		return "a mapping"
-	case []any:
-		return "a list"
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-// checkCase applies the structural rules of #Case that are not about
-// matchers (those are matchers.CompileExpect's).
-func checkCase(m map[string]any) []caseIssue {
+// shapeIssues checks the rules of a case's shape that a JSON Schema
+// cannot state, or states only with a message no one could act on:
+// what user.max_turns depends on, a golden's turns beside its calls
+// (the one-of of #Golden is about answer), and a skeleton's golden.
+func (c *Case) shapeIssues() []caseIssue {
 	var is []caseIssue
-	add := func(elems []any, format string, args ...any) {
-		is = append(is, caseIssue{elems: elems, msg: fmt.Sprintf(format, args...)})
+	if c.User != nil && c.User.MaxTurns != 0 && !c.User.Simulated() {
+		is = append(is, caseIssue{elems: []any{"user", "max_turns"}, msg: "max_turns is for a simulated user (instructions); scripted replies end with the last reply"})
 	}
-	// A misspelt required field is one mistake: report the unknown field
-	// with its suggestion, not also the missing one.
-	suggested := map[string]bool{}
-	is = append(is, closedFields(nil, m, caseFields, suggested)...)
-	str := func(elems []any, v any, re *regexp.Regexp, what string) bool {
-		s, ok := v.(string)
-		if !ok {
-			add(elems, "want %s, got %s", what, showVal(v))
-			return false
+	golden := func(g *Golden, el []any) {
+		if len(g.Turns) > 0 && g.Calls != nil {
+			is = append(is, caseIssue{elems: append(slices.Clone(el), "calls"), msg: "a golden with turns has its calls and answers in the turns, not calls"})
 		}
-		if re != nil && !re.MatchString(s) {
-			add(elems, "want %s, got %q", what, s)
-			return false
-		}
-		return true
-	}
-	// field returns obj[k] if present; if absent it reports the field as
-	// missing at el, unless a misspelling of it was already reported.
-	field := func(el []any, obj map[string]any, k string, suggested map[string]bool) (any, bool) {
-		v, ok := obj[k]
-		if !ok && !suggested[k] {
-			add(el, "missing field %q", k)
-		}
-		return v, ok
-	}
-	strList := func(k string, re *regexp.Regexp, what string) {
-		v, ok := m[k]
-		if !ok {
-			return
-		}
-		l, ok := v.([]any)
-		if !ok {
-			add([]any{k}, "want a list of %s, got %s", what, showVal(v))
-			return
-		}
-		for i, x := range l {
-			str([]any{k, i}, x, re, what)
+		if todo := strings.TrimSpace(g.Todo); todo != "" {
+			is = append(is, caseIssue{elems: el, msg: fmt.Sprintf("fill in the golden: %s (then delete todo)", todo)})
+		} else if g.Todo != "" {
+			is = append(is, caseIssue{elems: append(slices.Clone(el), "todo"), msg: "want a note saying what to fill in, got " + showVal(g.Todo)})
 		}
 	}
-	if v, ok := field(nil, m, "id", suggested); ok {
-		str([]any{"id"}, v, reID, "an id (letters, digits, _ . : / -)")
+	if c.Golden != nil {
+		golden(c.Golden, []any{"golden"})
 	}
-	for _, k := range []string{"description", "system"} {
-		if v, ok := m[k]; ok {
-			str([]any{k}, v, nil, "a string")
-		}
-	}
-	strList("tags", nil, "strings")
-	strList("needs", reName, "tool names")
-	strList("avoid", reName, "tool names")
-	_, hasPrompt := m["prompt"]
-	_, hasMsgs := m["messages"]
-	switch {
-	case hasPrompt && hasMsgs:
-		add([]any{"messages"}, "want prompt or messages, not both")
-	case !hasPrompt && !hasMsgs && !suggested["prompt"] && !suggested["messages"]:
-		add(nil, "missing field \"prompt\" (or messages)")
-	}
-	if v, ok := m["prompt"]; ok {
-		str([]any{"prompt"}, v, reNonEmpty, "a non-empty string")
-	}
-	if v, ok := m["messages"]; ok {
-		l, ok := v.([]any)
-		switch {
-		case !ok:
-			add([]any{"messages"}, "want a list of {role, content}, got %s", showVal(v))
-		case len(l) == 0:
-			add([]any{"messages"}, "want at least one message")
-		}
-		for i, x := range l {
-			el := []any{"messages", i}
-			mm, ok := x.(map[string]any)
-			if !ok {
-				add(el, "want {role, content}, got %s", showVal(x))
-				continue
-			}
-			sug := map[string]bool{}
-			is = append(is, closedFields(el, mm, messageFields, sug)...)
-			if r, ok := field(el, mm, "role", sug); ok {
-				if s, _ := r.(string); s != "system" && s != "user" && s != "assistant" {
-					add(append(el, "role"), "want \"system\", \"user\" or \"assistant\", got %s", showVal(r))
-				}
-			}
-			if c, ok := field(el, mm, "content", sug); ok {
-				str(append(el, "content"), c, nil, "a string")
-			}
-		}
-	}
-	if v, ok := m["user"]; ok {
-		checkUser(v, add, &is)
-	}
-	if v, ok := field(nil, m, "expect", suggested); ok {
-		if _, ok := v.(map[string]any); !ok {
-			add([]any{"expect"}, "want a mapping of expectations, got %s", showVal(v))
-		}
-	}
-	if v, ok := m["golden"]; ok {
-		checkGolden([]any{"golden"}, v, add, &is)
-	}
-	if e, ok := m["expect"].(map[string]any); ok {
-		_, goldens := splitWhenGoldens(e)
-		for _, i := range slices.Sorted(maps.Keys(goldens)) {
-			checkGolden([]any{"expect", "when", i, "golden"}, goldens[i], add, &is)
-		}
-	}
-	return is
-}
-
-// checkUser checks the shape of a case's user block (#User).
-func checkUser(v any, add func(elems []any, format string, args ...any), is *[]caseIssue) {
-	el := []any{"user"}
-	u, ok := v.(map[string]any)
-	if !ok {
-		add(el, "want {replies: [...]} or {instructions: ...}, got %s", showVal(v))
-		return
-	}
-	*is = append(*is, closedFields(el, u, userFields, map[string]bool{})...)
-	replies, hasReplies := u["replies"]
-	instr, hasInstr := u["instructions"]
-	switch {
-	case hasReplies && hasInstr:
-		add(el, "want replies (scripted) or instructions (simulated), not both")
-	case !hasReplies && !hasInstr:
-		add(el, "want replies (scripted user messages) or instructions (for a simulated user)")
-	}
-	if hasReplies {
-		l, ok := replies.([]any)
-		switch {
-		case !ok:
-			add(append(el, "replies"), "want a list of user messages, got %s", showVal(replies))
-		case len(l) == 0:
-			add(append(el, "replies"), "want at least one reply")
-		}
-		for i, r := range l {
-			if s, ok := r.(string); !ok || s == "" {
-				add(append(el, "replies", i), "want a non-empty string, got %s", showVal(r))
-			}
-		}
-	}
-	if hasInstr {
-		if s, ok := instr.(string); !ok || s == "" {
-			add(append(el, "instructions"), "want a non-empty string, got %s", showVal(instr))
-		}
-	}
-	if mt, ok := u["max_turns"]; ok {
-		n, isInt := mt.(int64)
-		switch {
-		case !isInt || n < 2 || n > MaxMaxTurns:
-			add(append(el, "max_turns"), "want a whole number from 2 to %d (user messages, the opening included), got %s", MaxMaxTurns, showVal(mt))
-		case !hasInstr:
-			add(append(el, "max_turns"), "max_turns is for a simulated user (instructions); scripted replies end with the last reply")
-		}
-	}
-}
-
-// checkGolden checks the shape of the golden trajectory v at el: the
-// mapping {calls, answer} (or {turns}) of #CaseFields.golden and
-// #When.golden.
-func checkGolden(el []any, v any, add func(elems []any, format string, args ...any), is *[]caseIssue) {
-	at := func(more ...any) []any { return append(slices.Clone(el), more...) }
-	g, ok := v.(map[string]any)
-	if !ok {
-		add(el, "want {calls, answer}, got %s", showVal(v))
-		return
-	}
-	sug := map[string]bool{}
-	*is = append(*is, closedFields(el, g, goldenFields, sug)...)
-	if ts, ok := g["turns"]; ok {
-		for _, k := range []string{"calls", "answer"} {
-			if _, both := g[k]; both {
-				add(at(k), "a golden with turns has its calls and answers in the turns, not %s", k)
-			}
-		}
-		l, isList := ts.([]any)
-		switch {
-		case !isList:
-			add(at("turns"), "want a list of {calls, answer}, one per user turn, got %s", showVal(ts))
-		case len(l) == 0:
-			add(at("turns"), "want at least one turn")
-		}
-		for i, t := range l {
-			tel := at("turns", i)
-			tm, ok := t.(map[string]any)
-			if !ok {
-				add(tel, "want {calls, answer}, got %s", showVal(t))
-				continue
-			}
-			tsug := map[string]bool{}
-			*is = append(*is, closedFields(tel, tm, goldenTurnFields, tsug)...)
-			if a, ok := tm["answer"]; ok {
-				if _, isStr := a.(string); !isStr {
-					add(append(tel, "answer"), "want a string, got %s", showVal(a))
-				}
-			} else if !tsug["answer"] {
-				add(tel, "missing field %q", "answer")
-			}
-			checkGoldenCalls(tel, tm, add, is)
-		}
-		return
-	}
-	if t, ok := g["todo"]; ok {
-		// A skeleton's golden (toolward init): never passes for one.
-		if ts, isStr := t.(string); isStr && strings.TrimSpace(ts) != "" {
-			add(el, "fill in the golden: %s (then delete todo)", strings.TrimSpace(ts))
-		} else {
-			add(at("todo"), "want a note saying what to fill in, got %s", showVal(t))
-		}
-	}
-	if a, ok := g["answer"]; ok {
-		if _, isStr := a.(string); !isStr {
-			add(at("answer"), "want a string, got %s", showVal(a))
-		}
-	} else if !sug["answer"] && !sug["turns"] {
-		add(el, "missing field %q", "answer")
-	}
-	checkGoldenCalls(el, g, add, is)
-}
-
-// checkGoldenCalls checks the calls list of the golden (or golden turn)
-// g at el.
-func checkGoldenCalls(el []any, g map[string]any, add func(elems []any, format string, args ...any), is *[]caseIssue) {
-	at := func(more ...any) []any { return append(slices.Clone(el), more...) }
-	cs, ok := g["calls"]
-	if !ok {
-		return
-	}
-	l, ok := cs.([]any)
-	if !ok {
-		add(at("calls"), "want a list of {tool, args}, got %s", showVal(cs))
-		return
-	}
-	for i, x := range l {
-		cel := at("calls", i)
-		cm, ok := x.(map[string]any)
-		if !ok {
-			add(cel, "want {tool, args}, got %s", showVal(x))
-			continue
-		}
-		sug := map[string]bool{}
-		*is = append(*is, closedFields(cel, cm, goldenCallFields, sug)...)
-		if t, ok := cm["tool"]; ok {
-			if s, isStr := t.(string); !isStr || !reName.MatchString(s) {
-				if isStr {
-					add(append(cel, "tool"), "want %s, got %q", "a tool name", s)
-				} else {
-					add(append(cel, "tool"), "want %s, got %s", "a tool name", showVal(t))
-				}
-			}
-		} else if !sug["tool"] {
-			add(cel, "missing field %q", "tool")
-		}
-		if a, ok := cm["args"]; ok {
-			if _, ok := a.(map[string]any); !ok {
-				add(append(cel, "args"), "want a mapping of arguments, got %s", showVal(a))
-			}
-		}
-	}
-}
-
-// closedFields reports the keys of m outside allowed. A key that looks
-// like a typo of an allowed field is marked in suggested, so that the
-// caller does not also report that field as missing.
-func closedFields(el []any, m map[string]any, allowed []string, suggested map[string]bool) []caseIssue {
-	var is []caseIssue
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !slices.Contains(allowed, k) {
-			msg := fmt.Sprintf("unknown field %q", k)
-			if s := matchers.Suggest(k, allowed); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-				suggested[s] = true
-			}
-			is = append(is, caseIssue{elems: append(append([]any{}, el...), k), msg: msg})
-		}
+	for _, wg := range c.WhenGoldens {
+		golden(&wg.Golden, []any{"expect", "when", wg.When, "golden"})
 	}
 	return is
 }

@@ -16,23 +16,24 @@
 // Case files are YAML, one case per document. For speed, cases do not go
 // through CUE unification (matcher-heavy disjunctions cost milliseconds
 // per file): ParseCases decodes yaml.Node trees, so every error keeps its
-// position, checks the structure of #Case in Go and compiles expectations
-// with matchers.CompileExpect. TestCaseSchemaAgreement and
-// TestMatcherAgreement (in schema/runconfig, which compiles the CUE) run
-// one corpus of valid and invalid cases and matchers through the CUE
-// schema, the Go code and the JSON Schema and require the same verdicts,
-// so the three cannot drift apart. Beyond the
-// schema, a case must list in needs every tool its expected calls name
-// (including those of when overrides), and its golden trajectory, if any,
-// must pass the case's expectations in GoldenCell, the default cell of
-// #Config (temperature 0, tools needed, confirm auto, descriptions
-// default, options default, no model): the base expectations plus any when entry that
-// selects that cell. A when entry may carry its own golden (#When.golden):
-// ParseCases takes it out of Case.Expect, so the matchers never see it,
-// into Case.WhenGoldens (not part of the RunDigest, like Golden), and scores it
-// in WhenCell(entry), the first value of each selector the entry names
-// with the other axes from GoldenCell, where every when entry selecting
-// that cell applies, as in a run. Its rejections are errors at
+// position, checks each case against the case JSON Schema (the embedded
+// case.schema.json, generated from #Case) with
+// santhosh-tekuri/jsonschema, words the library's errors itself at the
+// YAML position of the value they are about, and compiles expectations
+// with matchers.CompileExpect (which checks all of expect; the schema
+// check leaves it out). Beyond the schema (shapeIssues and parseCase say
+// why each rule is Go's), a case must list in needs every tool its
+// expected calls name (including those of when overrides), and its
+// golden trajectory, if any, must pass the case's expectations in
+// GoldenCell, the default cell of #Config (temperature 0, tools needed,
+// confirm auto, descriptions default, options default, no model): the
+// base expectations plus any when entry that selects that cell. A when
+// entry may carry its own golden (#When.golden): ParseCases takes it out
+// of Case.Expect, so the matchers never see it, into Case.WhenGoldens
+// (not part of the RunDigest, like Golden), and scores it in
+// WhenCell(entry), the first value of each selector the entry names with
+// the other axes from GoldenCell, where every when entry selecting that
+// cell applies, as in a run. Its rejections are errors at
 // expect.when[i].golden that name the cell and, for the answer, which
 // matcher applied (expect.answer or expect.when[j].answer). Golden
 // arguments are scored as a model's are: every number a json.Number
@@ -41,41 +42,42 @@
 // the engine decodes a model's arguments and as a cassette replays them.
 // Case.GoldenRejections scores them through another decoding: runconfig
 // uses it to reject, for a config on Ollama (whose native API re-encodes
-// arguments through float64), a golden integer beyond 2^53. LoadCases expands globs (with **),
-// loads files in parallel, reports every error rather than stopping at
-// the first (every independent mistake in an expectation, too), and
-// rejects case ids used twice.
+// arguments through float64), a golden integer beyond 2^53. LoadCases
+// expands globs (with **), loads files in parallel, reports every error
+// rather than stopping at the first (every independent mistake in an
+// expectation, too), and rejects case ids used twice.
+//
+// # One definition of the format
 //
 // A case field is one Go field of Case (or User, Golden, GoldenTurn,
 // GoldenCall, Message) with three parts: its yaml tag, the key the
-// loader allows and reads (decodeFields fills the types through the
-// tags) and writers write; its cue tag, the CUE constraint; and its doc
-// comment, the text users read. `go generate ./schema/...` writes the
-// marked "case fields" part of toolward.cue from them (#CaseFields,
-// #UserFields, #GoldenFields, #GoldenTurn, #GoldenCall, #Message): the
-// key, required (key!) when the yaml tag has no omitempty, so that a
-// writer always writes it, and optional (key?) with omitempty; the
-// constraint as written; the doc comment line for line. Fields without
-// a cue tag (File, RunDigest, ...) are Go's own. Then it regenerates
-// case.schema.json from the CUE, which this package embeds. The
-// expectation's fields (#Expect, #Rules, #TurnRules, #Call,
-// #ProbeFields) are generated the same way from the format types of
-// package matchers (matchers/format.go) into the marked "expect fields"
-// part. The generator is the command schema/internal/gen (ordinary
-// code, run by generate.go's go:generate line); its
-// TestGeneratedFilesCurrent fails while a generated file is stale. What joins fields into a whole
-// (#Case: #CaseFields & matchN(...), the one-of rules of #User and
-// #Golden, #Probe: #ProbeFields & a one-of, #When) and #Matcher stay
-// hand-written CUE.
-// checkCase checks each field with a message of its own; after it, every
-// case is checked against the embedded schema (formatIssues, a walk of
-// the JSON Schema subset the generator writes, with positions), so a
-// field without a check in checkCase is still held to toolward.cue. A Go
-// check is needed only for a rule CUE does not state. expect is
-// matchers.CompileExpect's, which allows and decodes the keys of those
-// format types.
-// TestCaseFieldsAgree names the side a field is missing from and
-// TestCaseSchemaAgreement's corpus holds the loader to CUE's verdicts.
+// loader reads (decodeFields fills the types through the tags) and
+// writers write; its cue tag, the CUE constraint; and its doc comment,
+// the text users read. `go generate ./schema/...` runs the command
+// schema/internal/gen, which writes the marked "case fields" part of
+// toolward.cue from them (#CaseFields, #UserFields, #GoldenFields,
+// #GoldenTurn, #GoldenCall, #Message): the key, required (key!) when the
+// yaml tag has no omitempty, so that a writer always writes it, and
+// optional (key?) with omitempty; the constraint as written; the doc
+// comment line for line. Fields without a cue tag (File, RunDigest, ...)
+// are Go's own. The expectation's fields (#Expect, #Rules, #TurnRules,
+// #Call, #ProbeFields) are generated the same way from the format types
+// of package matchers (matchers/format.go) into the marked "expect
+// fields" part, and the axes from package schema/cell. Then it
+// translates #Case of that toolward.cue into case.schema.json, the
+// schema the loader checks cases with and editors read (`toolward schema
+// --jsonschema`). What joins fields into a whole (#Case: #CaseFields &
+// matchN(...), the one-of rules of #User and #Golden, #Probe:
+// #ProbeFields & a one-of, #When) and #Matcher stay hand-written CUE.
+// TestGeneratedFilesCurrent (in schema/internal/gen) fails while a
+// generated file is stale; schema/runconfig's TestCaseSchemaAgreement and
+// TestCaseJSONSchemaMutations hold the translation to CUE's verdicts.
+//
+// To add a case field: add the Go field with its yaml tag, cue tag and
+// doc comment, run `go generate ./schema/...`, and add a case to the
+// tests that uses it (TestCaseSchemaAgreement's corpus for its shape).
+// The loader then reads it, checks it as the cue tag says, and words its
+// mistakes; write Go checks only for what the tag cannot state.
 //
 // # Cassettes
 //

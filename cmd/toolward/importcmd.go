@@ -10,7 +10,7 @@ import (
 	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/internal/generate/bfcl"
 	"github.com/toolward/toolward/mcpserver"
-	"github.com/toolward/toolward/schema/runconfig"
+	"github.com/toolward/toolward/schema"
 )
 
 func init() {
@@ -98,10 +98,7 @@ func importBFCL(dataDir, out string, only []string, stdout io.Writer) error {
 		return err
 	}
 	s := bfcl.Convert(d, reserved)
-	caseSchema, err := runconfig.CaseJSONSchema()
-	if err != nil {
-		return err
-	}
+	caseSchema := schema.CaseJSONSchema()
 	l, err := bfcl.Write(s, out, out, caseSchema)
 	if err != nil {
 		return err

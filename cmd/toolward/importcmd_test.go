@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolward/toolward/internal/generate/bfcl"
-	"github.com/toolward/toolward/schema/runconfig"
+	"github.com/toolward/toolward/schema"
 )
 
 var updateBFCL = flag.Bool("update-bfcl", false, "rewrite fixtures/bfcl/suite and configs/bfcl.cue")
@@ -25,10 +25,7 @@ func TestBFCLSuiteUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	caseSchema, err := runconfig.CaseJSONSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
+	caseSchema := schema.CaseJSONSchema()
 	tmp := t.TempDir()
 	if _, err := bfcl.Write(bfcl.Convert(d, reserved), tmp, "fixtures/bfcl/suite", caseSchema); err != nil {
 		t.Fatal(err)

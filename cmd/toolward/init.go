@@ -15,7 +15,6 @@ import (
 	"github.com/toolward/toolward/internal/generate/scaffold"
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
-	"github.com/toolward/toolward/schema/runconfig"
 )
 
 func init() {
@@ -168,10 +167,7 @@ func doInit(f *initFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	info := src.Info()
-	caseSchema, err := runconfig.CaseJSONSchema()
-	if err != nil {
-		return err
-	}
+	caseSchema := schema.CaseJSONSchema()
 	files, skipped, err := scaffold.Files(scaffold.Options{
 		Dir: f.dir, Server: scaffold.Server{Command: srv.Command, Env: env, URL: srv.URL, Headers: headers},
 		ServerName: info.Name, ServerVersion: info.Version, Tools: tools, Model: f.model,

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/toolward/toolward/schema"
-	"github.com/toolward/toolward/schema/runconfig"
 )
 
 func init() {
@@ -48,11 +47,7 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 	case *js && *cassette:
 		out = schema.CassetteJSONSchema()
 	case *js:
-		var err error
-		if out, err = runconfig.CaseJSONSchema(); err != nil {
-			fmt.Fprintln(stderr, "toolward schema:", err)
-			return 1
-		}
+		out = schema.CaseJSONSchema()
 	default:
 		out = schema.Source()
 	}

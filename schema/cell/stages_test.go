@@ -59,10 +59,7 @@ func TestStagesFollowAxes(t *testing.T) {
 	}
 
 	// The case JSON Schema, generated from #Case: the same selectors.
-	js, err := runconfig.CaseJSONSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := schema.CaseJSONSchema()
 	var doc struct {
 		Definitions map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`

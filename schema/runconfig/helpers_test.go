@@ -4,17 +4,18 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toolward/toolward/schema"
 )
 
 func caseJSONSchema(t *testing.T) *jsonschema.Resolved {
 	t.Helper()
-	b, err := CaseJSONSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := schema.CaseJSONSchema()
 	var s jsonschema.Schema
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
@@ -55,3 +56,17 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 const minimalConfig = "name: \"c\"\nserver: builtin: {}\nbackend: replay: \"cassettes\"\nmatrix: models: [\"m\"]\n"
+
+// yamlKeys returns the keys of the fields of struct type t that yaml
+// writes, in field order.
+func yamlKeys(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if f.IsExported() && name != "-" && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/toolward/toolward/schema"
 )
 
 func main() {
@@ -71,6 +73,6 @@ func generate(dir string) ([]file, error) {
 	return []file{
 		{"toolward.cue", cueSrc},
 		{"case.schema.json", caseSchema},
-		{"cassette.schema.json", cassetteJSONSchema()},
+		{"cassette.schema.json", schema.CassetteJSONSchema()},
 	}, nil
 }
