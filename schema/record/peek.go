@@ -6,8 +6,8 @@ import (
 )
 
 // PeekID returns the run id a runs.jsonl line holds, without decoding the
-// line: the string value of its top-level "id" key, as encoding/json
-// would decode it (the key matched without regard to case, the last of
+// line: the string value of its top-level "id" key, as the reader
+// decodes it (the key matched exactly, escapes resolved; the last of
 // several winning). ok is false when the line is not a JSON object or has
 // no such string. For a line that is a record, the id is the record's
 // id; for one that is not, it may be anything.
@@ -50,16 +50,16 @@ func PeekID(line []byte) (id string, ok bool) {
 	}
 }
 
-// isIDKey reports whether the quoted key q matches "id" as encoding/json
-// matches keys to fields (case-insensitively; no other letters fold to
-// i or d). A key with escapes is unquoted first.
+// isIDKey reports whether the quoted key q is "id" as the reader matches
+// Record's keys (exactly; see decodeLine). A key with escapes is
+// unquoted first.
 func isIDKey(q []byte) bool {
 	if len(q) == 4 {
-		return (q[1] == 'i' || q[1] == 'I') && (q[2] == 'd' || q[2] == 'D')
+		return q[1] == 'i' && q[2] == 'd'
 	}
 	if len(q) > 4 && strings.IndexByte(string(q), '\\') >= 0 {
 		var k string
-		return json.Unmarshal(q, &k) == nil && strings.EqualFold(k, "id")
+		return json.Unmarshal(q, &k) == nil && k == "id"
 	}
 	return false
 }

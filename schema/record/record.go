@@ -4,10 +4,9 @@
 // A record is self-contained: scoring, reports and diffs are computed from
 // records alone, never from a model or a server. Readers stream records in
 // the manner of bufio.Scanner (Scan/Record/Err), decoding lazily: Record
-// the whole record, Summary its summary view (without the texts of turns
-// and calls), ID only the run id. Lines are decoded by a hand-written
-// reader (fast.go) that gives encoding/json's result or leaves the line to
-// encoding/json when unsure. A line that does not parse
+// the record, ID only the run id. Lines are decoded with
+// github.com/goccy/go-json, or with encoding/json where goccy would not
+// give its result (decode.go). A line that does not parse
 // is reported as a *SyntaxError and skipped, never an abort, so a truncated
 // last line left by a crash costs one run, not the file. A line longer than
 // MaxLineBytes is such a line too. Writers bound what a record keeps

@@ -3,7 +3,6 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,29 +36,20 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // ErrLineTooLong; it is discarded as it is read, never held whole.
 //
 // Decoding is lazy: Scan only finds the line, Record decodes it (once),
-// Summary decodes the summary view, and ID peeks at the run id without
-// decoding, so a reader that needs less of a record pays less.
+// and ID peeks at the run id without decoding, so a reader that needs
+// only the id pays less.
 type Reader struct {
-	br    *bufio.Reader
-	max   int
-	buf   []byte
-	raw   []byte // the current line; nil for a line too long
-	file  string
-	line  int
-	rec   Record
-	state decodeState
-	err   error
-	ioErr error
+	br      *bufio.Reader
+	max     int
+	buf     []byte
+	raw     []byte // the current line; nil for a line too long
+	file    string
+	line    int
+	rec     Record
+	decoded bool // rec or err holds the current line's record
+	err     error
+	ioErr   error
 }
-
-// decodeState says what of the current line is in Reader.rec.
-type decodeState uint8
-
-const (
-	undecoded decodeState = iota
-	summarized
-	decoded
-)
 
 // ErrLineTooLong is the cause of the *SyntaxError for a line longer than
 // MaxLineBytes.
@@ -82,10 +72,10 @@ func (r *Reader) Scan() bool {
 		r.rec = Record{}
 		r.err = nil
 		r.raw = nil
-		r.state = undecoded
+		r.decoded = false
 		if n > r.max {
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("%w: %d bytes, more than the %d a line may have", ErrLineTooLong, n, r.max)}
-			r.state = decoded
+			r.decoded = true
 			return true
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
@@ -96,52 +86,19 @@ func (r *Reader) Scan() bool {
 	}
 }
 
-// decode parses one line into r.rec (whole, or its summary view), or sets
-// r.err.
-func (r *Reader) decode(b []byte, summary bool) {
+// decode parses one line into r.rec, or sets r.err.
+func (r *Reader) decode(b []byte) {
 	r.rec = Record{}
-	var err error
-	switch {
-	case fastDecode(b, &r.rec, summary):
-	case summary:
-		r.rec = Record{}
-		err = decodeSummary(b, &r.rec)
-	default:
-		r.rec = Record{}
-		err = unmarshalNumbers(b, &r.rec)
-	}
-	if err != nil {
+	if err := decodeLine(b, &r.rec); err != nil {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
 	} else if r.rec.ID == "" {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: errors.New("no run id")}
 	} else if r.rec.Version > Version {
 		r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("format version %d is newer than this toolward reads (%d); upgrade toolward", r.rec.Version, Version)}
 	} else {
-		if !summary {
-			r.rec.restoreAnswer()
-		}
+		r.rec.restoreAnswer()
 		r.rec.upgrade()
 	}
-}
-
-// unmarshalNumbers is json.Unmarshal keeping numbers inside untyped
-// values (a call's arguments) as json.Number, as the agent decoded them,
-// so that a re-score sees 10.0 where the live run did. A bad line gets
-// json.Unmarshal's error.
-func unmarshalNumbers(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	err := dec.Decode(v)
-	if err == nil {
-		if _, end := dec.Token(); end == io.EOF {
-			return nil
-		}
-		err = errors.New("data after the record")
-	}
-	if uerr := json.Unmarshal(b, v); uerr != nil {
-		return uerr // the message json.Unmarshal gives
-	}
-	return err
 }
 
 // readLine reads the next line without its newline. n is the line's full
@@ -173,24 +130,9 @@ func (r *Reader) readLine() (b []byte, n int, ok bool) {
 // Record returns the current record, or a *SyntaxError for a bad line.
 // The returned pointer is valid until the next Scan.
 func (r *Reader) Record() (*Record, error) {
-	if r.state != decoded {
-		r.decode(r.raw, false)
-		r.state = decoded
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return &r.rec, nil
-}
-
-// Summary returns the current record's summary view (see DecodeSummary),
-// or the *SyntaxError Record would return: a line is a record in both
-// views or in neither. After Record, it returns the whole record. The
-// returned pointer is valid until the next Scan or Record.
-func (r *Reader) Summary() (*Record, error) {
-	if r.state == undecoded {
-		r.decode(r.raw, true)
-		r.state = summarized
+	if !r.decoded {
+		r.decode(r.raw)
+		r.decoded = true
 	}
 	if r.err != nil {
 		return nil, r.err

@@ -11,8 +11,8 @@
 //   - runs.jsonl is opened O_APPEND and written one complete line per
 //     finished run, so a crash loses at most the runs in flight; a
 //     truncated last line is skipped by readers.
-//   - Runs (and RunsSummary, which gives each record's summary view, and
-//     RunsLines, which gives its line too) is the one reader of
+//   - Runs (and RunsSummary, which gives each record with a whole func,
+//     and RunsLines, which gives its line too) is the one reader of
 //     runs.jsonl, used by resume (Compact), merge, report, diff and
 //     score, with one de-duplication rule: a run
 //     id is represented by its first pass or fail record, or, when it has

@@ -309,9 +309,9 @@ type MergeResult struct {
 // different configs, case files, scoring rules, filters or tool lists
 // (Meta.Server, kept in out when every shard recorded it). It does not
 // build reports; it calls each, when not nil, with every record it
-// writes to out/runs.jsonl, in order: the summary view of the line as
-// written (see RunsSummary), for a reader that would otherwise read the
-// file back, such as the reports.
+// writes to out/runs.jsonl, in order: the line as written, decoded (see
+// RunsSummary), for a reader that would otherwise read the file back,
+// such as the reports.
 func MergeEach(out string, dirs []string, each func(rec *record.Record, whole func() (*record.Record, error))) (*MergeResult, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no directories to merge")
@@ -442,8 +442,8 @@ func shardCoverage(dirs []string, metas []*Meta, res *MergeResult) (planned int6
 // plan (members) are skipped. Each record goes to each as written (see
 // copyRun).
 func mergeRuns(w io.Writer, dirs []string, members *Members, res *MergeResult, each func(rec *record.Record, whole func() (*record.Record, error))) error {
-	st, err := read(true, func(r *record.Reader) error {
-		rec, _ := r.Summary() // a record: read chose it
+	st, err := read(func(r *record.Reader) error {
+		rec, _ := r.Record() // a record: read chose it
 		if !record.KnownOutcome(rec.Outcome) {
 			res.Unknown++
 			return nil
@@ -464,7 +464,7 @@ func mergeRuns(w io.Writer, dirs []string, members *Members, res *MergeResult, e
 	return err
 }
 
-// copyRun writes r's current record (rec, its summary view) to w. It is
+// copyRun writes r's current record (rec) to w. It is
 // copied as the line it was read from; only a line longer than a record
 // may be is decoded whole and written again within
 // record.MaxRecordBytes. each, when not nil, sees the record as written.
@@ -490,7 +490,7 @@ func copyRun(w io.Writer, r *record.Reader, rec *record.Record, each func(rec *r
 	if each != nil { // the record as written, clipped
 		wr := record.NewReader(bytes.NewReader(b), RunsFile)
 		if wr.Scan() {
-			if rec, err := wr.Summary(); err == nil {
+			if rec, err := wr.Record(); err == nil {
 				each(rec, wr.Record)
 			}
 		}

@@ -52,7 +52,7 @@ type ReadStats struct {
 // run id (more for ids that are not 16 hex digits) while the first pass
 // lasts, then 10 bytes per repeated id.
 func Runs(fn func(*record.Record) error, dirs ...string) (*ReadStats, error) {
-	return read(false, func(r *record.Reader) error {
+	return read(func(r *record.Reader) error {
 		rec, err := r.Record()
 		if err != nil {
 			return err
@@ -61,14 +61,13 @@ func Runs(fn func(*record.Record) error, dirs ...string) (*ReadStats, error) {
 	}, dirs)
 }
 
-// RunsSummary is Runs giving fn each chosen record's summary view
-// (record.Reader.Summary: the record without the texts of its turns and
-// calls), which costs a fraction of a whole decode; whole decodes the
-// same record whole, in place (rec is then the whole record), for the
-// few a consumer shows. Both are valid only during the call.
+// RunsSummary is Runs giving fn each chosen record, valid only during
+// the call, with whole, which returns the same record (records are
+// decoded whole; whole remains for consumers written against a lighter
+// first view).
 func RunsSummary(fn func(rec *record.Record, whole func() (*record.Record, error)) error, dirs ...string) (*ReadStats, error) {
-	return read(true, func(r *record.Reader) error {
-		rec, err := r.Summary()
+	return read(func(r *record.Reader) error {
+		rec, err := r.Record()
 		if err != nil {
 			return err
 		}
@@ -80,7 +79,7 @@ func RunsSummary(fn func(rec *record.Record, whole func() (*record.Record, error
 // was read from (valid only during the call), for a writer that copies
 // the line when the record is unchanged (see WriteRunLines).
 func RunsLines(fn func(rec *record.Record, line []byte) error, dirs ...string) (*ReadStats, error) {
-	return read(false, func(r *record.Reader) error {
+	return read(func(r *record.Reader) error {
 		rec, err := r.Record()
 		if err != nil {
 			return err
@@ -90,13 +89,9 @@ func RunsLines(fn func(rec *record.Record, line []byte) error, dirs ...string) (
 }
 
 // read is Runs and RunsSummary: it chooses a record per run id by the
-// rule of Runs and calls give with the reader on its line. summary says
-// which view decides what a record is (both agree on every line).
-func read(summary bool, give func(*record.Reader) error, dirs []string) (*ReadStats, error) {
+// rule of Runs and calls give with the reader on its line.
+func read(give func(*record.Reader) error, dirs []string) (*ReadStats, error) {
 	decode := (*record.Reader).Record
-	if summary {
-		decode = (*record.Reader).Summary
-	}
 	var all idSet
 	for _, d := range dirs {
 		if err := eachLine(d, func(r *record.Reader) error { all.add(r.ID()); return nil }); err != nil {

@@ -143,7 +143,7 @@ func newAggregator() *aggregator {
 	return a
 }
 
-// addSummary folds in a record's summary view (record.Reader.Summary),
+// addSummary folds in a record (as results.RunsSummary gives it),
 // whose whole record whole decodes, in place, when it becomes an
 // example; nil whole means rec is whole.
 func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record, error)) {

@@ -45,11 +45,7 @@ func Build(dir string) (*Summary, error) {
 }
 
 // Summarize computes the summary of dir without writing anything.
-func Summarize(dir string) (*Summary, error) { return summarizeDir(dir, false) }
-
-// summarizeDir is Summarize; wholeRecords decodes every record whole
-// instead of its summary view (for the test that the two agree).
-func summarizeDir(dir string, wholeRecords bool) (*Summary, error) {
+func Summarize(dir string) (*Summary, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("report: %s is a file; give the result directory that holds %s", dir, RunsFile)
 	}
@@ -72,13 +68,7 @@ func summarizeDir(dir string, wholeRecords bool) (*Summary, error) {
 		a.addSummary(rec, whole)
 		return nil
 	}
-	var st *results.ReadStats
-	var err error
-	if wholeRecords {
-		st, err = results.Runs(func(rec *record.Record) error { return add(rec, nil) }, dir)
-	} else {
-		st, err = results.RunsSummary(add, dir)
-	}
+	st, err := results.RunsSummary(add, dir)
 	if err != nil {
 		return nil, fmt.Errorf("report: reading %s: %w", path, err)
 	}

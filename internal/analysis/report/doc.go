@@ -5,10 +5,9 @@
 // command writes them (merge, score), so that it does not read back what
 // it just wrote. Either way the report
 //
-//  1. reads each record's summary view (results.RunsSummary: a bad line
-//     is a warning, not an abort; a run id is represented by its first
-//     pass or fail record, as results.Runs decides), decoding whole only
-//     the few runs it shows,
+//  1. reads each record (results.RunsSummary: a bad line is a warning,
+//     not an abort; a run id is represented by its first pass or fail
+//     record, as results.Runs decides),
 //  2. aggregates counts per cell (seeds pooled), per model, per case, per
 //     axis value (the axes of schema/cell's table), per tag and per tool
 //     count, keeping at most one failing trace per

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,36 +11,6 @@ import (
 	"github.com/toolward/toolward/internal/analysis/stats"
 	"github.com/toolward/toolward/schema/record"
 )
-
-// TestSummaryViewAgrees: a report built from the records' summary view
-// (the trace's texts left undecoded, examples decoded whole) is the
-// report built from whole records, byte for byte, on every fixture: a
-// section that starts reading a text the summary view leaves out fails
-// here.
-func TestSummaryViewAgrees(t *testing.T) {
-	t.Parallel()
-	for _, fx := range []string{"basic", "edge", "empty"} {
-		dir := filepath.Join("testdata", fx)
-		var outs [2][2]bytes.Buffer
-		for i, whole := range []bool{false, true} {
-			s, err := summarizeDir(dir, whole)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.WriteJSON(&outs[i][0]); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.WriteMarkdown(&outs[i][1]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for j, name := range []string{SummaryFile, MarkdownFile} {
-			if !bytes.Equal(outs[0][j].Bytes(), outs[1][j].Bytes()) {
-				t.Errorf("%s: %s from summary views differs from whole records:\n%s\nwant:\n%s", fx, name, outs[0][j].String(), outs[1][j].String())
-			}
-		}
-	}
-}
 
 // TestPassAtKRepeats: a cell's pass@k is a float sum over its cases; it
 // must come out the same, to the bit, every time the same records are

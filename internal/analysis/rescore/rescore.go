@@ -34,9 +34,9 @@ type DirOptions struct {
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
 	// Each, when not nil, is called with every record written to the
-	// new runs.jsonl, in order: the summary view of the line as written
-	// (see results.RunsSummary), for a reader that would otherwise read
-	// the file back, such as the reports (report.Stream).
+	// new runs.jsonl, in order: the line as written, decoded (see
+	// results.RunsSummary), for a reader that would otherwise read the
+	// file back, such as the reports (report.Stream).
 	Each func(rec *record.Record, whole func() (*record.Record, error))
 }
 
@@ -286,7 +286,7 @@ func (j *rejudge) write(dir, out string, res *DirResult, each func(*record.Recor
 			// (record.Marshal): read it back.
 			r := record.NewReader(bytes.NewReader(written), results.RunsFile)
 			if r.Scan() {
-				if back, err := r.Summary(); err == nil {
+				if back, err := r.Record(); err == nil {
 					each(back, r.Record)
 				}
 			}
