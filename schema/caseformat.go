@@ -122,11 +122,10 @@ func withoutExpect(m map[string]any) map[string]any {
 // issues words the errors of the tree ve, whose instance locations are
 // in the case v.
 func (s *caseSchema) issues(v any, ve *jsonschema.ValidationError) []caseIssue {
-	at := elemsOf(v, ve.InstanceLocation)
+	at, val := elemsOf(v, ve.InstanceLocation)
 	issue := func(format string, args ...any) []caseIssue {
 		return []caseIssue{{elems: at, msg: fmt.Sprintf(format, args...)}}
 	}
-	val := valueAtElems(v, at)
 	switch k := ve.ErrorKind.(type) {
 	case *kind.AnyOf, *kind.OneOf:
 		key := "anyOf"
@@ -313,42 +312,23 @@ func suggest(f string, allowed []string) string {
 	return sug
 }
 
-// elemsOf turns an instance location into path elements of v: list
-// indexes as ints.
-func elemsOf(v any, loc []string) []any {
+// elemsOf turns an instance location into path elements of v (list
+// indexes as ints) and returns the value there.
+func elemsOf(v any, loc []string) ([]any, any) {
 	out := make([]any, 0, len(loc))
 	for _, p := range loc {
 		if l, ok := v.([]any); ok {
 			i, _ := strconv.Atoi(p)
-			out = append(out, i)
+			out, v = append(out, i), nil
 			if i >= 0 && i < len(l) {
 				v = l[i]
 			}
 			continue
 		}
-		out = append(out, p)
 		m, _ := v.(map[string]any)
-		v = m[p]
+		out, v = append(out, p), m[p]
 	}
-	return out
-}
-
-// valueAtElems is the value at elems below v.
-func valueAtElems(v any, elems []any) any {
-	for _, e := range elems {
-		switch e := e.(type) {
-		case int:
-			l, _ := v.([]any)
-			if e >= len(l) {
-				return nil
-			}
-			v = l[e]
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[e]
-		}
-	}
-	return v
+	return out, v
 }
 
 // closer reports whether issues a point deeper into the value than b

@@ -6,10 +6,11 @@
 // package schema/runconfig compiles it to load run configs and
 // validates whole suites.
 //
-// toolward.cue is the documented source of truth; `toolward schema` prints
-// it and `toolward schema --jsonschema` prints the draft-07 JSON Schema of
-// case files for editors that runconfig.CaseJSONSchema generates from it
-// (committed as case.schema.json).
+// toolward.cue is the documented schema; `toolward schema` prints it and
+// `toolward schema --jsonschema` prints the draft-07 JSON Schema of case
+// files translated from it (case.schema.json, CaseJSONSchema), which the
+// loader checks cases with and editors read. The case format's fields
+// have one source, the Go types (see "One definition of the format").
 //
 // # Case files
 //

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -56,17 +54,3 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 const minimalConfig = "name: \"c\"\nserver: builtin: {}\nbackend: replay: \"cassettes\"\nmatrix: models: [\"m\"]\n"
-
-// yamlKeys returns the keys of the fields of struct type t that yaml
-// writes, in field order.
-func yamlKeys(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if f.IsExported() && name != "-" && name != "" {
-			out = append(out, name)
-		}
-	}
-	return out
-}

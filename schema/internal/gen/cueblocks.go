@@ -288,10 +288,14 @@ func fieldsCUE(file, header string, defs []cueDef, end string) ([]byte, error) {
 			}
 			tag := reflect.StructTag(raw)
 			constraint, ok := tag.Lookup("cue")
+			name, opts, _ := strings.Cut(tag.Get("yaml"), ",")
 			if !ok {
+				if name != "" && name != "-" && len(fd.Names) > 0 && fd.Names[0].IsExported() {
+					// The loader would refuse the key its writers write.
+					return nil, fmt.Errorf("%s: field %s has yaml key %q and no cue tag", fset.Position(fd.Pos()), fd.Names[0].Name, name)
+				}
 				continue
 			}
-			name, opts, _ := strings.Cut(tag.Get("yaml"), ",")
 			if len(fd.Names) == 0 {
 				if name != "" || opts != "inline" || !strings.HasPrefix(constraint, "#") {
 					return nil, fmt.Errorf("%s: an embedded field with a cue tag needs yaml \",inline\" and a definition", fset.Position(fd.Pos()))
