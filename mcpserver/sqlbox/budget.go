@@ -29,35 +29,14 @@ import (
 // A step is bounded work only if the values it handles are: SQLite's own
 // code copies, compares and converts a value in one step. So no value a
 // query builds or reads may exceed MaxValueLen (SQLITE_LIMIT_LENGTH; a
-// database with wider rows raises it, see Template.ValueLen), and
-// the functions whose work grows with the product of two lengths (LIKE,
-// GLOB, REGEXP, instr, replace, trim, decimal_mul), randomblob, whose
-// generator costs 4 ns a byte, the decimal extension's functions and
-// collation, whose work follows the digits a value expands to ('1e999999'
-// is a million digits, a float up to 1,074 computed by powers of two),
-// and the NOCASE collation charge their work to the budget (see work.go). Measured on the shared 2-core
-// machine, with hostile queries of the heaviest operation found in each
-// family on every row (TestHeavyStepsStoppedByBudget keeps them as
-// regression tests under a small budget):
-//
-//	                                 before (values to 100 KB,   now (2,048 bytes,
-//	                                 nothing metered)            metered), whole 5M budget
-//	LIKE/GLOB '%a…(990)b' on 100 KB  0.30 s a call               0.18 s
-//	replace / instr, 50 KB needle    0.19 s / 0.05 s a call      0.47 s / 0.09 s
-//	decimal_mul, 50,000 digits each  12.3 s in one call          0.15 s
-//	decimal_pow2(20000)              5.5 s in 19 steps           refused
-//	arithmetic on digit strings      99 µs a step (~490 s)       5.9 s (the worst)
-//	NOCASE comparison                22 µs a step (~110 s)       0.6 s (2.3 s unmetered)
-//	upper() / length() / json_valid  11 / 6.6 / 8.2 µs a step    4.3 / 2.1 / 2.8 s
-//	printf('%q') / randomblob(2048)                              4.6 / 0.9 s (7.9 s unmetered)
-//	sorting 20,000 keys of 2 KB by NOCASE for each row           1.0 s (4.8 s unmetered)
-//
-// Before, each of these ran into the 20 s backstop (an infrastructure
-// error, the model's doing recorded as the server's); now each is
-// stopped by the budget, with its message, in at most 6 s on an idle
-// machine (at a load average of 7.7 on the 2 cores, 14 s for the
-// digit-string arithmetic, 7.3 s for upper()). Values of 4,096 bytes
-// would let the digit-string arithmetic run 18.7 s idle.
+// database with wider rows raises it, see Template.ValueLen), the
+// functions of ordinary queries whose work grows with the product of two
+// lengths (LIKE, GLOB, instr, replace, trim) and the NOCASE collation
+// charge their work to the budget (see work.go), and the functions whose
+// work no length bounds are refused (deniedFunctions). Each hostile
+// query of these families is stopped by the budget, with its message,
+// in seconds (TestHeavyStepsStoppedByBudget keeps them as regression
+// tests under a small budget; the measurements are in docs/speed.md).
 //
 // Backstop is a wall clock kept only for work the step count does not
 // see, so far above what MaxSteps takes that reaching it means the
@@ -74,8 +53,8 @@ const (
 // toolward serve --query-steps), for databases whose legitimate queries
 // need more steps, within these bounds: fewer than MinSteps would refuse
 // ordinary analytical queries; at MaxStepsLimit a plain runaway already
-// takes about 4 s. Above about 15M steps the heaviest steps (the table
-// above) may reach the backstop before the budget.
+// takes about 4 s. Above about 15M steps the heaviest steps (see
+// docs/speed.md) may reach the backstop before the budget.
 const (
 	MinSteps      = 10_000
 	MaxStepsLimit = 100_000_000
@@ -192,7 +171,7 @@ func (b *stepBudget) steps() int64 {
 func (b *stepBudget) stopped(ctx context.Context, wall time.Duration) error {
 	switch {
 	case b.over && b.work > 0:
-		return queryErr("query stopped after %d steps of the database engine, over the limit of %d steps per query, %d of them the work of LIKE, GLOB, REGEXP, instr, replace, trim, the decimal functions, randomblob or NOCASE and decimal comparisons on long values or long decimals: match shorter strings or patterns, filter rows before matching, or add a LIMIT", b.steps(), b.limit, b.work)
+		return queryErr("query stopped after %d steps of the database engine, over the limit of %d steps per query, %d of them the work of LIKE, GLOB, instr, replace, trim or NOCASE comparisons on long values: match shorter strings or patterns, filter rows before matching, or add a LIMIT", b.steps(), b.limit, b.work)
 	case b.over:
 		return queryErr("query stopped after %d steps of the database engine, over the limit of %d steps per query: is a recursive query missing its end condition, or a join missing its ON or WHERE condition? Filter or aggregate earlier, or add a LIMIT", b.steps(), b.limit)
 	case ctx.Err() == nil:
