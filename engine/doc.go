@@ -21,9 +21,10 @@
 //     nothing left to run contacts no model server (no preflight, no
 //     context check). Build the backend from the config (Ollama, OpenAI-compatible, Anthropic or
 //     replay; wrapped in a cassette recorder with --record, and in a
-//     per-host concurrency limit), and preflight it, and the simulated
-//     user's backend when the config has a simulator: if a server is down
-//     or a model (the simulator's too) is missing, nothing runs.
+//     per-host concurrency limit), and preflight it, the simulated
+//     user's backend when the config has a simulator, and the judge's
+//     when the plan has a judged answer: if a server is down or a model
+//     (the simulator's or judge's too) is missing, nothing runs.
 //  4. Create the result directory (package results), unless resuming; a
 //     command server's stderr log goes there. If the job then fails
 //     before its first run, the directory is removed again (a server that
@@ -46,7 +47,10 @@
 //  6. Feed the plan's runs, in plan order (grouped by model), to Workers
 //     goroutines. Each run selects its tools (package toolset), runs the
 //     agent loop (package agent) within the run timeout, and is scored
-//     by package score from its trace alone. Infrastructure errors are
+//     by package score from its trace alone, after the config's judge
+//     (package judge) decided its judged answers ({$judge: RUBRIC}); a
+//     judge that fails is retried alone, and still failing makes the run
+//     an error of kind judge. Infrastructure errors are
 //     retried with exponential backoff and jitter up to limits.retries
 //     times (unless not retryable, such as a missing model), then recorded
 //     with outcome error; they never count as model failures. Rate limits

@@ -75,6 +75,9 @@ type Options struct {
 	// Simulator replaces the backend of the config's simulator (tests);
 	// nil means simulator.backend, or else the job's backend.
 	Simulator backend.Backend
+	// Judge replaces the backend of the config's judge (tests); nil
+	// means judge.backend, or else the job's backend.
+	Judge backend.Backend
 	// Builtin builds the MCP server for a config's server: builtin; one
 	// server serves a whole job, each run connecting with its own session.
 	// The engine does not import the bundled server (package mcpserver):
@@ -145,6 +148,7 @@ func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.JudgeConfig = cfg.Judge
 		l.Rules[c.ID] = r
 	}
 	if l.Plan, l.Shard, err = plan.Build(cfg, cases, filters, shard); err != nil {
@@ -154,6 +158,13 @@ func load(cfg *schema.Config, filters []string, shard string) (*Loaded, error) {
 		for _, c := range l.Plan.Cases() {
 			if c.User.Simulated() {
 				return nil, fmt.Errorf("%s: case %s (%s:%d) has a simulated user (user.instructions), but the config names no simulator: add simulator: {model: \"…\"} (the user model; its backend defaults to the config's)", cfg.File, c.ID, c.File, c.Line)
+			}
+		}
+	}
+	if cfg.Judge == nil {
+		for _, c := range l.Plan.Cases() {
+			if r := l.Rules[c.ID]; r != nil && r.HasJudge() {
+				return nil, fmt.Errorf("%s: case %s (%s:%d) has a judged answer ({$judge: …}), but the config names no judge: add judge: {model: \"…\"} (the judge model; its backend defaults to the config's)", cfg.File, c.ID, c.File, c.Line)
 			}
 		}
 	}

@@ -10,10 +10,12 @@ import (
 
 	"github.com/toolward/toolward/engine/agent"
 	"github.com/toolward/toolward/engine/backend"
+	"github.com/toolward/toolward/engine/judge"
 	"github.com/toolward/toolward/engine/progress"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
 	"github.com/toolward/toolward/engine/user"
+	"github.com/toolward/toolward/matchers/score"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/plan"
 	"github.com/toolward/toolward/schema/record"
@@ -24,6 +26,7 @@ type job struct {
 	l       *Loaded
 	be      backend.Backend
 	sim     backend.Backend // the simulated user's; nil without a simulator
+	judge   *judge.Judge    // asks the config's judge; nil without a judge
 	src     *session.Source
 	descs   map[string]toolset.Descriptions
 	w       *record.Writer
@@ -164,7 +167,11 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 			rec.Trace, rec.Tokens = out.Trace, out.Tokens
 			rec.Trace.OutOfTurns, rec.Trace.OutOfUserTurns = out.OutOfTurns, out.OutOfUserTurns
 			rec.State = st
-			j.l.Rules[rec.Case].Score(rec)
+			rules := j.l.Rules[rec.Case]
+			if !j.judged(ctx, rctx, rec, rules, maxAttempts) {
+				return // aborted: lost in flight, run again on resume
+			}
+			rules.Score(rec)
 			break
 		}
 		if ctx.Err() != nil {
@@ -207,6 +214,44 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		rec.Throttled = append(rec.Throttled, record.Throttle{Host: h.Host, Requests: h.Requests, Wait: record.FromDuration(h.Wait)})
 	}
 	j.finish(rec, started)
+}
+
+// judged asks the judge about rec's judged answers (none when its cell
+// has none), retrying a failure of the judge alone, not the run, with the
+// run's backoff up to maxAttempts times. A judge that still fails makes
+// rec an error record of its kind (judge), its trace kept. It returns
+// false when ctx ended: the run is lost in flight.
+func (j *job) judged(ctx, rctx context.Context, rec *record.Record, rules *score.Rules, maxAttempts int) bool {
+	var asker score.Asker
+	if j.judge != nil {
+		asker = j.judge
+	}
+	for attempt := 1; ; attempt++ {
+		_, err := rules.Rejudge(rctx, rec, asker)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		ie, retry := classify(err)
+		if !retry || attempt >= maxAttempts || rctx.Err() != nil {
+			if attempt > 1 {
+				ie.Message += fmt.Sprintf(" (after %d judge attempts)", attempt)
+			}
+			rec.Outcome, rec.Error = record.Error, ie
+			if !retry {
+				atomic.AddInt64(&j.res.Unretryable, 1)
+			}
+			return true
+		}
+		t := time.NewTimer(max(j.backoff(attempt), retryAfter(err)))
+		select {
+		case <-t.C:
+		case <-rctx.Done():
+			t.Stop()
+		}
+	}
 }
 
 // user returns the user side of run r's conversation and its turn

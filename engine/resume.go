@@ -23,7 +23,7 @@ import (
 // is located in O(1), plan.Locator). What changed is said on progress.
 func resumeDone(ctx context.Context, dir string, l *Loaded, progress io.Writer) (map[int64]struct{}, error) {
 	rs := &resumer{loc: plan.NewLocator(l.Plan), rules: l.Rules, seen: map[int64]bool{},
-		rerun: map[string]int{}, rescored: map[string]int{}, partial: map[string]int{}, reprobe: map[string]int{}}
+		rerun: map[string]int{}, rescored: map[string]int{}, partial: map[string]int{}, reprobe: map[string]int{}, rejudge: map[string]int{}}
 	c, err := results.Compact(ctx, dir, rs.keep)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
@@ -45,6 +45,7 @@ type resumer struct {
 	rescored map[string]int // records judged again under the case's current rules
 	partial  map[string]int // records judged by older rules but stored in part: they run again
 	reprobe  map[string]int // records whose probe results measured other probe calls: they run again
+	rejudge  map[string]int // records without a verdict for a judged answer's current input: they run again
 	// explained counts every record keep dropped for a reason above
 	// (duplicates and error records included), which Compact counts as
 	// foreign.
@@ -93,6 +94,17 @@ func (r *resumer) keep(rec *record.Record) (int64, bool) {
 		}
 		return 0, false
 	}
+	if ru.StaleJudged(rec) > 0 {
+		// A judged answer's input changed (its rubric, the judge): the
+		// run runs again, which asks the judge (toolward score asks it
+		// without running the model).
+		r.explained++
+		if first {
+			r.seen[i] = true
+			r.rejudge[rec.Case]++
+		}
+		return 0, false
+	}
 	ru.Score(rec)
 	if first {
 		r.seen[i] = true
@@ -115,6 +127,9 @@ func (r *resumer) report(w io.Writer, c *results.Compacted) {
 	}
 	for _, id := range slices.Sorted(maps.Keys(r.reprobe)) {
 		fmt.Fprintf(w, "resume: case %s changed what its state probes call (expect.state calls, or the golden an equals probe replays): its %s run again\n", id, plural(r.reprobe[id], "finished run"))
+	}
+	for _, id := range slices.Sorted(maps.Keys(r.rejudge)) {
+		fmt.Fprintf(w, "resume: case %s changed a judged answer's rubric or judge: its %s run again (toolward score would ask only the judge)\n", id, plural(r.rejudge[id], "finished run"))
 	}
 	foreign := c.Foreign - r.explained
 	for _, d := range []struct {

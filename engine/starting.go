@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolward/toolward/engine/backend"
 	"github.com/toolward/toolward/engine/backend/replay"
+	"github.com/toolward/toolward/engine/judge"
 	"github.com/toolward/toolward/engine/progress"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
@@ -45,9 +46,13 @@ type starting struct {
 	meta  *results.Meta // read from the resumed directory, or built by bookkeep
 	descs map[string]toolset.Descriptions
 	be    backend.Backend
-	sim   backend.Backend  // the simulated user's backend; nil without a simulator
-	rec   *replay.Recorder // set with Options.RecordDir
-	info  *backend.Info    // the backend's preflight facts; nil without a preflight
+	sim   backend.Backend // the simulated user's backend; nil without a simulator
+	judge backend.Backend // the judge's backend; nil without a judge
+	// judgeInfo is the judge backend's preflight facts; nil without a
+	// judged answer in the plan or a preflight.
+	judgeInfo *backend.Info
+	rec       *replay.Recorder // set with Options.RecordDir
+	info      *backend.Info    // the backend's preflight facts; nil without a preflight
 	// simInfo is the simulator backend's preflight facts; nil without a
 	// simulated user in the plan or a preflight.
 	simInfo *backend.Info
@@ -160,10 +165,27 @@ func (s *starting) openBackend() error {
 			s.sim = s.be
 		}
 	}
+	if jc := s.l.Config.Judge; jc != nil {
+		s.judge = s.opts.Judge
+		switch {
+		case s.judge != nil:
+		case jc.Backend != nil:
+			be, err := newBackend(*jc.Backend, "judge.backend")
+			if err != nil {
+				return fmt.Errorf("judge: %w", err)
+			}
+			s.judge = &backend.Throttle{Backend: be, Sleep: s.opts.ThrottleSleep}
+		default:
+			s.judge = s.be
+		}
+	}
 	if s.opts.RecordDir != "" {
 		s.rec = replay.NewRecorder(s.be, s.opts.RecordDir)
 		if s.sim != nil {
 			s.sim = s.rec.Wrap(s.sim)
+		}
+		if s.judge != nil {
+			s.judge = s.rec.Wrap(s.judge)
 		}
 		s.be = s.rec
 	}
@@ -223,6 +245,9 @@ func (s *starting) preflight() error {
 	if err := s.preflightSimulator(); err != nil {
 		return err
 	}
+	if err := s.preflightJudge(); err != nil {
+		return err
+	}
 	s.info = info
 	if info != nil && s.opts.Progress != nil {
 		for _, w := range info.Warnings {
@@ -264,6 +289,47 @@ func (s *starting) preflightSimulator() error {
 	return nil
 }
 
+// preflightJudge checks that the judge's backend serves its model, when
+// the plan has a judged answer, as preflightSimulator does for the
+// simulator; its facts go to config.json as Meta.Judge, and its model
+// digest onto every verdict.
+func (s *starting) preflightJudge() error {
+	jc := s.l.Config.Judge
+	if s.judge == nil || !s.planJudges() {
+		return nil
+	}
+	pf, ok := s.judge.(backend.Preflighter)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.pre, preflightTimeout)
+	info, err := pf.Preflight(ctx, []string{jc.Model})
+	cancel()
+	switch {
+	case err != nil && s.stopped():
+		return errInterrupted
+	case err != nil:
+		return fmt.Errorf("judge preflight failed (model %s), nothing ran: %w", jc.Model, err)
+	}
+	s.judgeInfo = info
+	if info != nil && s.opts.Progress != nil {
+		for _, w := range info.Warnings {
+			fmt.Fprintf(s.opts.Progress, "warning: judge backend: %s\n", w)
+		}
+	}
+	return nil
+}
+
+// planJudges reports whether a case of the plan has a judged answer.
+func (s *starting) planJudges() bool {
+	for _, c := range s.l.Plan.Cases() {
+		if r := s.l.Rules[c.ID]; r != nil && r.HasJudge() {
+			return true
+		}
+	}
+	return false
+}
+
 // planSimulates reports whether a case of the plan has a simulated user.
 func (s *starting) planSimulates() bool {
 	for _, c := range s.l.Plan.Cases() {
@@ -283,7 +349,7 @@ func (s *starting) checkModels() error {
 	for _, b := range []struct {
 		what      string
 		then, now *backend.Info
-	}{{"model", s.meta.Backend, s.info}, {"simulator model", s.meta.Simulator, s.simInfo}} {
+	}{{"model", s.meta.Backend, s.info}, {"simulator model", s.meta.Simulator, s.simInfo}, {"judge model", s.meta.Judge, s.judgeInfo}} {
 		if b.then == nil || b.now == nil {
 			continue
 		}
@@ -452,6 +518,9 @@ func (s *starting) bookkeep() error {
 		if s.simInfo != nil {
 			s.meta.Simulator = s.simInfo
 		}
+		if s.judgeInfo != nil {
+			s.meta.Judge = s.judgeInfo
+		}
 	} else {
 		m, err := s.newMeta()
 		if err != nil {
@@ -474,7 +543,7 @@ func (s *starting) newMeta() (*results.Meta, error) {
 	return &results.Meta{
 		Version: results.MetaVersion, Toolward: Version(), ConfigFile: s.opts.ConfigPath, ConfigDigest: digest, Config: cfg,
 		Filters: s.opts.Filters, Shard: s.l.Shard.String(), Planned: s.l.Plan.Len(), Total: s.l.Plan.Total(),
-		Backend: s.info, Simulator: s.simInfo, Created: s.now().UTC(),
+		Backend: s.info, Simulator: s.simInfo, Judge: s.judgeInfo, Created: s.now().UTC(),
 	}, nil
 }
 
@@ -503,7 +572,7 @@ func (s *starting) run(ctx context.Context) (*Result, error) {
 	s.cleanups = append(s.cleanups, func() { f.Close() })
 	res := &Result{Dir: s.dir, Planned: s.l.Plan.Len()}
 	j := &job{
-		l: s.l, be: s.be, sim: s.sim, src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
+		l: s.l, be: s.be, sim: s.sim, judge: s.judgeAsker(), src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
 		backoff: s.opts.Backoff, now: s.now, tools: map[toolsKey]*toolsEntry{}, want: map[wantKey]*wantEntry{},
 		maxConv: s.opts.MaxConversationBytes,
 	}
@@ -552,4 +621,17 @@ func (s *starting) finish(j *job) error {
 		j.res.Interrupted = true
 	}
 	return nil
+}
+
+// judgeAsker is the job's judge: the judge backend with the judge model's
+// digest from its preflight; nil without a judge.
+func (s *starting) judgeAsker() *judge.Judge {
+	if s.judge == nil {
+		return nil
+	}
+	j := &judge.Judge{Backend: s.judge}
+	if s.judgeInfo != nil {
+		j.ModelDigest = s.judgeInfo.Digests[s.l.Config.Judge.Model]
+	}
+	return j
 }

@@ -63,7 +63,7 @@ matrix: models: ["m"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := l.Rules[r.Case].Judge(r.Cell, r.Trace, nil)
+	v := l.Rules[r.Case].Judge(r.Cell, r.Trace, nil, nil)
 	if record.OutcomeOf(v.Pass) != record.Fail || !reflect.DeepEqual(v.Reasons, r.Reasons) || !reflect.DeepEqual(v.TextCalls, r.Trace.TextCalls) {
 		t.Errorf("re-scored: %+v; stored reasons %v", v, r.Reasons)
 	}

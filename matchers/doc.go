@@ -106,6 +106,17 @@
 // failed) and answer_mismatch. Denied calls count as attempted: they can
 // satisfy an expected call and count towards max_calls.
 //
+// # Judged answers
+//
+// An answer expectation may be {$judge: RUBRIC, with: [calls]} instead of
+// a matcher (judge.go), wherever answer stands: the final answer, a user
+// turn's, a when entry's. A model decides it, so the matcher language
+// does not: Expectation.Judged lists the judged answers of a cell, the
+// caller puts the judge's verdicts in Trace.Verdicts by their Where, and
+// Score fails an answer the judge failed (judge_rejected, with the
+// judge's reason) and lists one without a verdict in Verdict.Unjudged
+// (not a failure; package matchers/score makes such a run an error).
+//
 // # Calls written as text
 //
 // Score also looks for tool calls the model wrote as text in the content

@@ -57,7 +57,10 @@ type rules struct {
 	Rules
 	calls  []callSpec
 	answer node // nil: any answer
-	state  []probeSpec
+	// judge is the judged answer expectation ({$judge: …}) in place of
+	// answer; nil when the answer has a matcher or none.
+	judge *JudgeSpec
+	state []probeSpec
 	// turns[i] judges user turn i of a conversation: its calls and its
 	// answer (expect.turns). Its own turns are always nil.
 	turns []rules
@@ -217,9 +220,14 @@ func compileRules(p path, m map[string]any, r *rules, set map[string]bool, turn 
 		case "calls":
 			r.calls, r.Calls = compileCalls(p.key("calls"), v, errs)
 		case "answer":
+			r.Answer = v
+			if isJudge(v) {
+				r.judge = compileJudge(p.key("answer"), v, errs)
+				return
+			}
 			n, err := compile(p.key("answer"), v)
 			errs.add(err)
-			r.answer, r.Answer = n, v
+			r.answer = n
 		case "state":
 			r.state = compileState(p.key("state"), v, errs)
 			r.State = make([]StateProbe, len(r.state))
@@ -479,7 +487,7 @@ func (w *whenEntry) apply(r rules) rules {
 		case "calls":
 			r.calls = w.patch.calls
 		case "answer":
-			r.answer = w.patch.answer
+			r.answer, r.judge = w.patch.answer, w.patch.judge
 		case "state":
 			r.state = w.patch.state
 		case "turns":
@@ -601,7 +609,7 @@ func (sc scope) where(what string) string {
 func score(r rules, t Trace) Verdict {
 	v := scoreScope(r, t, scope{expect: "expect"})
 	if len(r.turns) > 0 {
-		v.Reasons = append(v.Reasons, scoreTurns(r.turns, t)...)
+		v.Reasons = append(v.Reasons, scoreTurns(r.turns, t, &v.Unjudged)...)
 		v.Pass = len(v.Reasons) == 0
 	}
 	return v
@@ -611,7 +619,7 @@ func score(r rules, t Trace) Verdict {
 // that UserTurn) and its answer (Answers[i]; Answer for a single
 // request's turn 0). A turn the conversation never answered fails with
 // missing_turn.
-func scoreTurns(turns []rules, t Trace) []Reason {
+func scoreTurns(turns []rules, t Trace, unjudged *[]string) []Reason {
 	answers := t.Answers
 	if answers == nil && t.Answer != "" {
 		answers = []string{t.Answer}
@@ -633,12 +641,14 @@ func scoreTurns(turns []rules, t Trace) []Reason {
 				end = j + 1
 			}
 		}
-		sub := Trace{Answer: answers[i]}
+		sub := Trace{Answer: answers[i], Verdicts: t.Verdicts}
 		if first >= 0 {
 			sc.first = first
 			sub.Calls = t.Calls[first:end]
 		}
-		reasons = append(reasons, scoreScope(tr, sub, sc).Reasons...)
+		v := scoreScope(tr, sub, sc)
+		reasons = append(reasons, v.Reasons...)
+		*unjudged = append(*unjudged, v.Unjudged...)
 	}
 	return reasons
 }
@@ -696,8 +706,12 @@ func scoreScope(r rules, t Trace, sc scope) Verdict {
 			add(ReasonAnswerMismatch, "%s%s: %s", sc.where("answer"), m.rel, m.msg)
 		}
 	}
+	var unjudged []string
+	if r.judge != nil {
+		judgeAnswer(sc, t, add, &unjudged)
+	}
 	if sc.turn {
-		return Verdict{Pass: len(reasons) == 0, Reasons: reasons}
+		return Verdict{Pass: len(reasons) == 0, Reasons: reasons, Unjudged: unjudged}
 	}
 	if t.State != nil {
 		reasons = append(reasons, judgeState(r.state, t.State)...)
@@ -706,7 +720,7 @@ func scoreScope(r rules, t Trace, sc scope) Verdict {
 	if rs, ok := textCallReason(r, text, len(reasons) > 0); ok {
 		reasons = append(reasons, rs)
 	}
-	return Verdict{Pass: len(reasons) == 0, Reasons: reasons, TextCalls: text}
+	return Verdict{Pass: len(reasons) == 0, Reasons: reasons, TextCalls: text, Unjudged: unjudged}
 }
 
 // callMatches reports whether actual call a satisfies expected call s.

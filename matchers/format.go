@@ -61,8 +61,9 @@ type TurnRules struct {
 	// true: the model must not call any tool; not with calls (checked
 	// in Go).
 	NoCalls bool `json:"no_calls,omitempty" yaml:"no_calls,omitempty" cue:"bool"`
-	// A matcher on the final answer's text.
-	Answer any `json:"answer,omitempty" yaml:"answer,omitempty" cue:"#Matcher"`
+	// A matcher on the final answer's text, or {$judge: RUBRIC} for a
+	// model (the run config's judge) to decide by a rubric.
+	Answer any `json:"answer,omitempty" yaml:"answer,omitempty" cue:"#Answer"`
 }
 
 // ExpectedCall is one expected tool call.

@@ -198,6 +198,9 @@ func compileObject(p path, s map[string]any) (node, error) {
 	}
 	sort.Strings(ops)
 	for _, op := range ops {
+		if op == JudgeOp {
+			return nil, compileErr(p, p.key(op), "$judge is an answer expectation of its own (answer: {$judge: RUBRIC}), not a matcher inside another or on an argument")
+		}
 		if !slices.Contains(Operators, op) {
 			msg := fmt.Sprintf("unknown matcher %q", op)
 			if sug := Suggest(op, Operators); sug != "" {

@@ -63,6 +63,10 @@ type Trace struct {
 	// user turn it answered, in order (the last is Answer); nil for a
 	// single request, whose one answer is Answer.
 	Answers []string
+	// Verdicts holds the judge's verdicts on the judged answers of the
+	// run's cell (Expectation.Judged), by Judged.Where. A judged answer
+	// without one is not judged: the verdict lists it as Unjudged.
+	Verdicts map[string]JudgeVerdict
 }
 
 // TextCall is a tool call the model wrote as text: markup of a known
@@ -111,6 +115,9 @@ const (
 	// with its stop marker after the case's user.max_turns user messages
 	// (the engine's reason, as max_iterations).
 	ReasonMaxTurns = "max_turns"
+	// ReasonJudgeRejected: the judge (a model) failed an answer judged
+	// by a rubric ({$judge: …}); the detail carries its reason.
+	ReasonJudgeRejected = "judge_rejected"
 )
 
 // Reason is one cause of failure with a path-bearing explanation, e.g.
@@ -143,4 +150,9 @@ type Verdict struct {
 	// TextCalls are the calls the model wrote as text, whatever the
 	// verdict; the engine stores them on the run record.
 	TextCalls []TextCall
+	// Unjudged lists the judged answers (Judged.Where) the trace held no
+	// verdict for: Pass says only what the rest decided. A run scored so
+	// has no verdict yet (package matchers/score makes it an error); a
+	// golden judged offline has its judged answers left to judge-check.
+	Unjudged []string
 }

@@ -59,7 +59,8 @@ type CassetteTurn struct {
 	// Role is "" (the model under test, written "assistant" or left out)
 	// or CassetteRoleUser: a reply of the simulated user of a
 	// conversation, which answers its requests (backend.Key.Side "user")
-	// in the order such turns appear.
+	// in the order such turns appear, or CassetteRoleJudge: a reply of
+	// the judge (Key.Side "judge"), likewise.
 	Role                          string
 	Content, Thinking, DoneReason string
 	ToolCalls                     []CassetteCall
@@ -474,9 +475,11 @@ func (r *CassetteRun) TurnGap(u ReplayUser, maxIterations int) (TurnGap, bool) {
 	}
 	var model, user []int // indexes in r.Turns of each side's turns
 	for i, t := range r.Turns {
-		if t.Role == CassetteRoleUser {
+		switch t.Role {
+		case CassetteRoleUser:
 			user = append(user, i)
-		} else {
+		case CassetteRoleJudge:
+		default:
 			model = append(model, i)
 		}
 	}
@@ -588,3 +591,9 @@ func mappingKeys(m *yaml.Node) map[string]bool {
 
 // CassetteRoleUser is CassetteTurn.Role for a reply of the simulated user.
 const CassetteRoleUser = "user"
+
+// CassetteRoleJudge is CassetteTurn.Role for a reply of the judge of a
+// judged answer ({$judge: …}): such turns answer the run's judge
+// requests (backend.Key.Side "judge") in the order they appear, and a
+// replayed conversation (TurnGap) passes over them.
+const CassetteRoleJudge = "judge"

@@ -279,15 +279,15 @@ func textField(name string, get func(*CassetteTurn) *string, keep func(*Cassette
 var turnShape = &shape[CassetteTurn]{what: "a turn", check: checkUserTurn, fields: []field[CassetteTurn]{
 	{name: "role",
 		schema: func() obj {
-			return obj{"enum": []any{"assistant", CassetteRoleUser}, "description": "assistant (the default): a reply of the model under test; user: a reply of the simulated user of a conversation, content only."}
+			return obj{"enum": []any{"assistant", CassetteRoleUser, CassetteRoleJudge}, "description": "assistant (the default): a reply of the model under test; user: a reply of the simulated user of a conversation, content only; judge: a reply of the judge of a judged answer, content only."}
 		},
 		read: func(p *cassetteParser, k, v *yaml.Node, path []any, t *CassetteTurn) {
 			switch r, _ := p.str(v, path); r {
 			case "assistant":
-			case CassetteRoleUser:
-				t.Role = CassetteRoleUser
+			case CassetteRoleUser, CassetteRoleJudge:
+				t.Role = r
 			default:
-				p.errf(v, path, "want \"assistant\" (the model, the default) or \"user\" (the simulated user), got %q", r)
+				p.errf(v, path, "want \"assistant\" (the model, the default), \"user\" (the simulated user) or \"judge\" (the judge), got %q", r)
 			}
 		},
 		write: func(t *CassetteTurn) *yaml.Node {
@@ -339,10 +339,10 @@ var turnShape = &shape[CassetteTurn]{what: "a turn", check: checkUserTurn, field
 // checkUserTurn refuses a simulated user's turn with tool calls or
 // without content.
 func checkUserTurn(p *cassetteParser, n *yaml.Node, path []any, keys map[string]*yaml.Node, t *CassetteTurn) {
-	if t.Role != CassetteRoleUser {
-		return
-	}
 	switch {
+	case t.Role == CassetteRoleJudge && len(t.ToolCalls) > 0:
+		p.errf(keys["tool_calls"], at(path, "tool_calls"), "a judge's turn (role: judge) has no tool calls")
+	case t.Role != CassetteRoleUser:
 	case len(t.ToolCalls) > 0:
 		p.errf(keys["tool_calls"], at(path, "tool_calls"), "a simulated user's turn (role: user) has no tool calls")
 	case strings.TrimSpace(t.Content) == "":

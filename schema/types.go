@@ -201,7 +201,10 @@ type Config struct {
 	// Simulator plays the user of cases with user.instructions; nil when
 	// the config names none.
 	Simulator *Simulator `json:"simulator,omitempty"`
-	Matrix    Matrix     `json:"matrix"`
+	// Judge decides the judged answers ({$judge: RUBRIC}) of cases; nil
+	// when the config names none.
+	Judge  *Judge `json:"judge,omitempty"`
+	Matrix Matrix `json:"matrix"`
 	// DescriptionSets maps a description set name to a YAML file of
 	// tool name -> description. A name used in matrix.descriptions that is
 	// absent here resolves to fixtures/descriptions/<name>.yaml; "default"
@@ -316,6 +319,19 @@ type Simulator struct {
 	Backend *Backend `json:"backend,omitempty"`
 	Stop    string   `json:"stop"`   // the marker that ends the conversation
 	System  string   `json:"system"` // system prompt; {instructions} and {stop} are replaced
+}
+
+// Judge is the model that decides judged answers.
+type Judge struct {
+	Model       string  `json:"model"`
+	Temperature float64 `json:"temperature"`
+	// Backend answers the judge's requests; nil means the config's
+	// backend.
+	Backend *Backend `json:"backend,omitempty"`
+	// Samples is how many times each answer is judged (seeds 1 to
+	// Samples); the majority decides.
+	Samples int    `json:"samples"`
+	System  string `json:"system"` // the judge's system prompt
 }
 
 // Builtin configures the bundled server hosted in-process.

@@ -86,12 +86,18 @@ type Key struct {
 	// (0: its first reply, after the model's first final answer).
 	Turn int
 	// Side says who is asked: "" the model under test, SideUser the
-	// simulated user of a conversation.
+	// simulated user of a conversation, SideJudge the judge.
 	Side string
 }
 
-// SideUser is Key.Side for a simulated user's request.
-const SideUser = "user"
+// Key.Side values besides "" (the model under test).
+const (
+	// SideUser is Key.Side for a simulated user's request.
+	SideUser = "user"
+	// SideJudge is Key.Side for a judge's request on a judged answer
+	// (package engine/judge); Key.Turn numbers the run's judge requests.
+	SideJudge = "judge"
+)
 
 // Message is one chat message.
 type Message struct {

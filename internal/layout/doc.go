@@ -12,7 +12,8 @@
 //	  schema/runconfig     run configs: the embedded CUE schema (the only CUE user at run time)
 //	  schema/internal/gen  go generate: toolward.cue's generated blocks and the JSON Schemas
 //	matchers/score         judging: a trace and a case's rules to a verdict
-//	engine                 the runtime: scheduler, agent loop, MCP sessions, backends
+//	engine                 the runtime: scheduler, agent loop, MCP sessions, backends,
+//	                       and the judge of judged answers (engine/judge: judging's impure half)
 //	mcpserver              the bundled MCP server (SQLite, corpus, calculator)
 //	internal/analysis      reading results: report, stats, diff, rescore
 //	internal/generate      writing suites: bfcl (import), scaffold (init)

@@ -21,6 +21,17 @@
 //     the matcher's reasons, plus unparsed_call when the model wrote tool
 //     calls as text the server did not parse.
 //
+// Judged answers ({$judge: RUBRIC}) are decided by a model, the run
+// config's judge, before Score (judge.go): JudgeInputs builds the
+// judge's whole input for each judged answer of a run (its messages, the
+// candidate's text delimited as untrusted material, and a digest of it
+// all), Rejudge keeps each stored verdict whose input digest is
+// unchanged and asks an Asker (package engine/judge) for the others, and
+// Score reads only verdicts whose digest the rules still give; a judged
+// answer without one makes the run an error of kind judge, never the
+// model's failure. A rubric is an expectation: editing it changes the
+// rules digest and the judge's input, not the run id.
+//
 // The verdict is a matchers.Verdict; Rules.Score stores it on a record
 // (record.OutcomeOf gives its outcome).
 //

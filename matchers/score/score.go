@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/matchers/textcall"
@@ -30,6 +31,14 @@ type Rules struct {
 	// conversation), which equals: golden
 	// probes replay on a fresh server; nil without a golden.
 	Golden []schema.GoldenCall
+	// JudgeConfig is the run config's judge, which decides the case's
+	// judged answers ({$judge: RUBRIC}); the caller sets it. nil with no
+	// judge: a run with a judged answer is then an error of kind judge.
+	JudgeConfig *schema.Judge
+	// Opening is the user's messages of the case's opening (its prompt,
+	// or the user messages of its messages), which the judge sees for a
+	// single request (a conversation's record holds its own).
+	Opening []string
 }
 
 // CaseRules returns the scoring rules of c, compiling c.Expect unless the
@@ -47,6 +56,14 @@ func CaseRules(c *schema.Case) (*Rules, error) {
 		return nil, fmt.Errorf("%s: case %s: %w", c.File, c.ID, err)
 	}
 	r := &Rules{Expect: exp, Digest: d}
+	if c.Prompt != "" {
+		r.Opening = []string{c.Prompt}
+	}
+	for _, m := range c.Messages {
+		if m.Role == "user" {
+			r.Opening = append(r.Opening, m.Content)
+		}
+	}
 	if c.Golden != nil {
 		r.Golden = c.Golden.AllCalls() // a conversation's: every turn's, in order
 	}
@@ -127,8 +144,13 @@ func rulesDigest(expect map[string]any) (string, error) {
 //
 // State holds the run's probe results; it is judged when cell has
 // probes (see StaleState for results that must not be).
-func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) matchers.Verdict {
+//
+// Verdicts holds the judge's verdicts on the cell's judged answers (by
+// matchers.Judged.Where); one without a verdict is listed in the
+// verdict's Unjudged.
+func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State, verdicts map[string]matchers.JudgeVerdict) matchers.Verdict {
 	tr := t.Scored()
+	tr.Verdicts = verdicts
 	if len(r.Expect.Probes(cell)) > 0 {
 		tr.State = state.Scored()
 		if tr.State == nil {
@@ -136,7 +158,7 @@ func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) mat
 		}
 	}
 	v := r.Expect.Score(tr, cell)
-	out := matchers.Verdict{Pass: true, TextCalls: v.TextCalls}
+	out := matchers.Verdict{Pass: true, TextCalls: v.TextCalls, Unjudged: v.Unjudged}
 	if v.Pass && !t.OutOfTurns && !t.OutOfUserTurns {
 		return out
 	}
@@ -171,11 +193,26 @@ func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State) mat
 // Score judges rec's trace and stores the verdict on rec: outcome,
 // reasons, text calls and the rules digest. An error record (an
 // infrastructure failure) is left as it is: it has no verdict to give.
+//
+// The judge's verdicts are read from rec.Judged (see Rejudge), each only
+// while its input digest is the one these rules give. A judged answer
+// without one makes rec an error of kind judge: the run has no verdict
+// until the judge is asked, and the model is not blamed for it.
 func (r *Rules) Score(rec *record.Record) {
 	if rec.Outcome == record.Error {
 		return
 	}
-	v := r.Judge(rec.Cell, rec.Trace, rec.State)
+	v := r.Judge(rec.Cell, rec.Trace, rec.State, r.verdicts(rec))
+	if len(v.Unjudged) > 0 {
+		why := "the judge was not asked"
+		if r.JudgeConfig == nil {
+			why = "the config names no judge"
+		}
+		rec.Outcome, rec.Reasons = record.Error, nil
+		rec.Error = &record.InfraError{Kind: KindJudge, Message: fmt.Sprintf("no verdict of the judge for %s (%s)", strings.Join(v.Unjudged, ", "), why)}
+		rec.Trace.TextCalls, rec.Rules = v.TextCalls, r.Digest
+		return
+	}
 	rec.Outcome, rec.Reasons, rec.Trace.TextCalls = record.OutcomeOf(v.Pass), v.Reasons, v.TextCalls
 	rec.Rules = r.Digest
 }

@@ -50,7 +50,7 @@ func TestJudge(t *testing.T) {
 		{"out of turns, no answer", outOf(looped), record.Fail, []string{matchers.ReasonMaxIterations, matchers.ReasonAnswerMismatch}},
 		{"no answer", looped, record.Fail, []string{matchers.ReasonAnswerMismatch}},
 	} {
-		v := r.Judge(record.Cell{}, tc.trace, nil)
+		v := r.Judge(record.Cell{}, tc.trace, nil, nil)
 		if record.OutcomeOf(v.Pass) != tc.outcome || !slices.Equal(codes(v.Reasons), tc.codes) {
 			t.Errorf("%s: outcome %s, reasons %v; want %s, %v", tc.name, record.OutcomeOf(v.Pass), v.Reasons, tc.outcome, tc.codes)
 		}
@@ -134,12 +134,12 @@ func TestJudgeMaxTurns(t *testing.T) {
 	r := rules(t, map[string]any{"answer": map[string]any{"$contains": "5"}})
 	tr := record.Trace{Answer: "5", Turns: []record.Turn{{Content: "5"}}, OutOfUserTurns: true,
 		Users: []record.UserTurn{{Content: "q", From: record.UserFromCase}, {Before: 1, Content: "more?", From: record.UserFromSimulator, Unsent: true}}}
-	v := r.Judge(record.Cell{}, tr, nil)
+	v := r.Judge(record.Cell{}, tr, nil, nil)
 	if record.OutcomeOf(v.Pass) != record.Fail || !slices.Equal(codes(v.Reasons), []string{matchers.ReasonMaxTurns}) || !strings.Contains(v.Reasons[0].Detail, "after 1 user messages") {
 		t.Errorf("outcome %s, reasons %v", record.OutcomeOf(v.Pass), v.Reasons)
 	}
 	tr.OutOfUserTurns = false
-	if v := r.Judge(record.Cell{}, tr, nil); record.OutcomeOf(v.Pass) != record.Pass {
+	if v := r.Judge(record.Cell{}, tr, nil, nil); record.OutcomeOf(v.Pass) != record.Pass {
 		t.Errorf("without max_turns: %s %v", record.OutcomeOf(v.Pass), v.Reasons)
 	}
 }

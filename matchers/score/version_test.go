@@ -39,7 +39,7 @@ func TestVersionGuard(t *testing.T) {
 		}
 		for _, tr := range corpus(t, c) {
 			for _, cell := range cells {
-				v := r.Judge(cell, tr, nil)
+				v := r.Judge(cell, tr, nil, nil)
 				var codes []string
 				for _, re := range v.Reasons {
 					codes = append(codes, re.Code)

@@ -286,6 +286,17 @@ func clip(rec *Record, limit, budget int) *Record {
 		}
 		out.State = &st
 	}
+	if rec.Judged != nil {
+		out.Judged = slices.Clone(rec.Judged)
+		for i := range out.Judged {
+			j := &out.Judged[i]
+			j.Reason = c.str(j.Reason, "judged", i, "reason")
+			j.Votes = slices.Clone(j.Votes)
+			for k := range j.Votes {
+				j.Votes[k].Reason = c.str(j.Votes[k].Reason, "judged", i, "votes", k, "reason")
+			}
+		}
+	}
 	if rec.Error != nil {
 		e := *rec.Error
 		e.Message = c.str(e.Message, "error", "message")

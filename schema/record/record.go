@@ -88,6 +88,10 @@ type Record struct {
 	// State is what the case's state probes (expect.state) saw after the
 	// conversation; nil when the run's cell has none.
 	State *State `json:"state,omitempty"`
+	// Judged holds the judge's verdicts on the run's judged answers
+	// ({$judge: RUBRIC}), in the order of the case's expectation; empty
+	// when the run's cell has none.
+	Judged []Judgement `json:"judged,omitempty"`
 
 	Started  time.Time `json:"started"`
 	Duration Millis    `json:"duration_ms"`
@@ -255,6 +259,49 @@ func (s *State) Scored() []matchers.ProbeResult {
 		}
 	}
 	return out
+}
+
+// Judgement is the judge's verdict on one judged answer of a run.
+type Judgement struct {
+	// Where names the expectation: "expect.answer" or
+	// "expect.turns[i].answer".
+	Where string `json:"where"`
+	// Input is the digest of the judge's whole input (its model,
+	// temperature, samples and messages: rubric, user messages, answer,
+	// and calls when the rubric asks for them; package matchers/score,
+	// JudgeInput). A verdict is reused only while the input a case gives
+	// has this digest; an edited rubric asks the judge again.
+	Input string `json:"input"`
+	Model string `json:"model"`
+	// ModelDigest is the judge model's digest, as the judge backend's
+	// preflight reported it; "" when it reports none.
+	ModelDigest string `json:"model_digest,omitempty"`
+	// Pass is the majority of Votes; Reason is the reason of the first
+	// vote that agrees with it.
+	Pass   bool   `json:"pass"`
+	Reason string `json:"reason"`
+	// Votes are every sample's verdict, in seed order.
+	Votes []Vote `json:"votes"`
+}
+
+// Unanimous reports whether every vote agreed.
+func (j *Judgement) Unanimous() bool {
+	for _, v := range j.Votes {
+		if v.Pass != j.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// Vote is one judge request's verdict.
+type Vote struct {
+	Pass    bool   `json:"pass"`
+	Reason  string `json:"reason"`
+	Seed    int    `json:"seed"`
+	Tokens  Tokens `json:"tokens"`
+	Latency Millis `json:"latency_ms"`
+	Host    string `json:"host,omitempty"`
 }
 
 // NotExecutedTurnLimit is Call.NotExecuted for a call past the number of

@@ -62,7 +62,10 @@ type Meta struct {
 	// (config.simulator), when the plan has a simulated user; the same
 	// kind of facts as Backend, for the simulator's model.
 	Simulator *BackendInfo `json:"simulator,omitempty"`
-	Server    *Server      `json:"mcp_server,omitempty"` // the MCP server and its tool list
+	// Judge is the preflight facts of the judge's backend (config.judge),
+	// when the plan has a judged answer.
+	Judge  *BackendInfo `json:"judge,omitempty"`
+	Server *Server      `json:"mcp_server,omitempty"` // the MCP server and its tool list
 	// Cases maps case id -> run digest (schema.RunDigest) and Rules case
 	// id -> scoring rules digest (score.Rules.Digest) of the cases as the
 	// directory's records were run and judged.

@@ -68,6 +68,24 @@ func backendUses(c *schema.Config, pos positions, errs *schema.Errors) []backend
 		*errs = append(*errs, e)
 	}
 	uses := []backendUse{job}
+	if j := c.Judge; j != nil {
+		u := backendUse{
+			at: []any{"judge", "backend"}, b: j.Backend, own: true,
+			models:  []string{j.Model},
+			modelAt: func(int) []any { return []any{"judge", "model"} },
+			temps:   []float64{j.Temperature},
+			temp: func(_ int, msg, fix string) {
+				if !userSet(pos, "judge", "temperature") {
+					msg += " (the default); set judge.temperature: " + fix
+				}
+				*errs = append(*errs, pos.at([]any{"judge", "temperature"}, msg))
+			},
+		}
+		if u.b == nil {
+			u.at, u.b, u.own = job.at, job.b, false
+		}
+		uses = append(uses, u)
+	}
 	sim := c.Simulator
 	if sim == nil {
 		return uses

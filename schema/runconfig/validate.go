@@ -117,6 +117,11 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 				v.errs = append(v.errs, needSimulator(cfg, filterCases(cfg, mine))...)
 			}
 		}
+		if cfg.Judge == nil {
+			if mine, ok := configCases(cfg, cases, cerrs); ok {
+				v.errs = append(v.errs, NeedJudge(cfg, filterCases(cfg, mine))...)
+			}
+		}
 		if cfg.Backend.Ollama != nil {
 			if mine, ok := configCases(cfg, cases, cerrs); ok {
 				v.errs = append(v.errs, ollamaGoldens(cfg, mine)...)
@@ -196,6 +201,23 @@ func needSimulator(cfg *schema.Config, cases []*schema.Case) schema.Errors {
 		if c.User.Simulated() {
 			errs = append(errs, &schema.Error{File: cfg.File, Path: "simulator",
 				Msg: fmt.Sprintf("case %s (%s:%d) has a simulated user (user.instructions), but the config names no simulator: add simulator: {model: \"…\"}", c.ID, c.File, c.Line)})
+		}
+	}
+	return errs
+}
+
+// NeedJudge reports the cases with a judged answer ({$judge: …}) among
+// cases, the cases of cfg, which names no judge to decide them (as a run
+// refuses).
+func NeedJudge(cfg *schema.Config, cases []*schema.Case) schema.Errors {
+	var errs schema.Errors
+	if cfg.Judge != nil {
+		return nil
+	}
+	for _, c := range cases {
+		if c.Expectation != nil && c.Expectation.HasJudge() {
+			errs = append(errs, &schema.Error{File: cfg.File, Path: "judge",
+				Msg: fmt.Sprintf("case %s (%s:%d) has a judged answer ({$judge: …}), but the config names no judge: add judge: {model: \"…\"} (the judge model; its backend defaults to the config's)", c.ID, c.File, c.Line)})
 		}
 	}
 	return errs

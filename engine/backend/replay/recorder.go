@@ -36,6 +36,9 @@ type recRun struct {
 	// after[i] is how many model turns were recorded before users[i],
 	// where Close puts it among the turns.
 	after []int
+	// judges are the judge's turns, by Key.Turn; Close writes them after
+	// the run's other turns.
+	judges []*schema.CassetteTurn
 }
 
 var (
@@ -111,6 +114,14 @@ func (r *Recorder) chat(ctx context.Context, inner backend.Backend, req *backend
 		run = &recRun{cell: maps.Clone(req.Key.Cell)}
 		runs[key] = run
 	}
+	if req.Key.Side == backend.SideJudge {
+		t.Role, t.ToolCalls = schema.CassetteRoleJudge, nil
+		for len(run.judges) <= req.Key.Turn {
+			run.judges = append(run.judges, nil)
+		}
+		run.judges[req.Key.Turn] = t
+		return resp, nil
+	}
 	if req.Key.Side == backend.SideUser {
 		t.Role, t.ToolCalls = schema.CassetteRoleUser, nil
 		for len(run.users) <= req.Key.Turn {
@@ -122,7 +133,7 @@ func (r *Recorder) chat(ctx context.Context, inner backend.Backend, req *backend
 		return resp, nil
 	}
 	if req.Key.Turn == 0 {
-		run.turns, run.users, run.after = run.turns[:0], run.users[:0], run.after[:0]
+		run.turns, run.users, run.after, run.judges = run.turns[:0], run.users[:0], run.after[:0], run.judges[:0]
 	}
 	for len(run.turns) <= req.Key.Turn {
 		run.turns = append(run.turns, nil)
@@ -160,7 +171,8 @@ func cellKey(cell map[string]string) string {
 // replacing any file of that name. Each run's `when` names every axis of
 // its cell exactly. Runs are sorted by cell; a run whose turns have a gap
 // (a turn never recorded) is cut at the gap. The simulated user's turns
-// (role user) are written among the model's where they came.
+// (role user) are written among the model's where they came, the
+// judge's (role judge) after them.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -192,6 +204,12 @@ func (r *Recorder) Close() error {
 				out.Turns = append(out.Turns, *run.turns[j])
 			}
 			placeUsers(n)
+			for _, t := range run.judges {
+				if t == nil {
+					break // a gap: the judge requests after it were not recorded
+				}
+				out.Turns = append(out.Turns, *t)
+			}
 			if len(out.Turns) > 0 {
 				c.Runs = append(c.Runs, out)
 			}

@@ -24,6 +24,7 @@ type entry struct {
 	// load; users[i][j] its simulated user's reply for user turn j (the
 	// turns with role user).
 	replies, users [][]*backend.Response
+	judges         [][]*backend.Response // the turns with role judge
 }
 
 var (
@@ -49,7 +50,7 @@ func New(dir string) (*Replay, error) {
 }
 
 func build(c *schema.Cassette) *entry {
-	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs)), users: make([][]*backend.Response, len(c.Runs))}
+	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs)), users: make([][]*backend.Response, len(c.Runs)), judges: make([][]*backend.Response, len(c.Runs))}
 	for i := range c.Runs {
 		e.runs = append(e.runs, compile(&c.Runs[i]))
 		for _, t := range c.Runs[i].Turns {
@@ -63,9 +64,12 @@ func build(c *schema.Cassette) *entry {
 				},
 				TokensIn: t.TokensIn, TokensOut: t.TokensOut, Latency: t.Latency, DoneReason: t.DoneReason,
 			}
-			if t.Role == schema.CassetteRoleUser {
+			switch t.Role {
+			case schema.CassetteRoleUser:
 				e.users[i] = append(e.users[i], resp)
-			} else {
+			case schema.CassetteRoleJudge:
+				e.judges[i] = append(e.judges[i], resp)
+			default:
 				e.replies[i] = append(e.replies[i], resp)
 			}
 		}
@@ -81,7 +85,8 @@ func (r *Replay) Cases() int { return len(r.cases) }
 
 // Chat returns the cassette's reply for req.Key: the first run whose
 // `when` matches the cell, at index Key.Turn among its model turns, or
-// for Key.Side backend.SideUser among its turns with role user. The returned Response is a
+// for Key.Side backend.SideUser among its turns with role user (for
+// backend.SideJudge, role judge). The returned Response is a
 // fresh copy, but its ToolCalls slice and argument bytes are shared with
 // the cassette and must not be modified. Anything without a reply is a
 // non-retryable *backend.Error of kind KindCassetteMiss naming the key.
@@ -104,8 +109,11 @@ func (r *Replay) Chat(ctx context.Context, req *backend.Request) (*backend.Respo
 			continue
 		}
 		replies, what := e.replies[i], "turns"
-		if k.Side == backend.SideUser {
+		switch k.Side {
+		case backend.SideUser:
 			replies, what = e.users[i], "turns with role user (the simulated user's)"
+		case backend.SideJudge:
+			replies, what = e.judges[i], "turns with role judge (the judge's)"
 		}
 		if k.Turn < 0 || k.Turn >= len(replies) {
 			return nil, r.miss(k, fmt.Sprintf("the matching run (%s:%d, when %s) has %d %s", e.cassette.File, run.Line, formatWhen(run.When), len(replies), what))
@@ -122,8 +130,11 @@ func (r *Replay) Chat(ctx context.Context, req *backend.Request) (*backend.Respo
 
 func (r *Replay) miss(k *backend.Key, why string) error {
 	turn := fmt.Sprintf("turn %d", k.Turn)
-	if k.Side == backend.SideUser {
+	switch k.Side {
+	case backend.SideUser:
 		turn = fmt.Sprintf("simulated user turn %d", k.Turn)
+	case backend.SideJudge:
+		turn = fmt.Sprintf("judge request %d", k.Turn)
 	}
 	return &backend.Error{
 		Kind: backend.KindCassetteMiss,

@@ -247,6 +247,7 @@ func (j *rejudge) caseRules(id string) (*score.Rules, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.JudgeConfig = j.cfg.Judge
 	j.rules[id] = r
 	return r, nil
 }
