@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,7 +109,15 @@ func (j *job) offered(r plan.Run) ([]backend.Tool, error) {
 	}
 	j.mu.Unlock()
 	e.once.Do(func() {
-		ts, err := toolset.Select(j.src.Tools(), r.Case.ID, r.Case.Needs, r.Case.Avoid, r.Subset)
+		avoid := r.Case.Avoid
+		if u := r.Case.User; u != nil && len(u.AddTools) > 0 {
+			// A tool offered from a later turn is no distractor before it.
+			avoid = slices.Clone(avoid)
+			for _, a := range u.AddTools {
+				avoid = append(avoid, a.Tools...)
+			}
+		}
+		ts, err := toolset.Select(j.src.Tools(), r.Case.ID, r.Case.Needs, avoid, r.Subset)
 		if err != nil {
 			e.err = err
 			return
@@ -144,6 +153,20 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 		Options: cellOptions(cfg, rec.Cell.Options), MaxConversationBytes: j.maxConv,
 	}
 	in.User, in.MaxUserTurns = j.user(r, rec.Cell)
+	if in.Added, err = j.added(r); err != nil {
+		rec.Outcome = record.Error
+		rec.Attempts = 1
+		rec.Error = &record.InfraError{Kind: "mcp", Message: err.Error()}
+		atomic.AddInt64(&j.res.Unretryable, 1)
+		j.finish(rec, started)
+		return
+	}
+	if r.Case.ExecuteUnoffered {
+		in.Unoffered = make(map[string]bool, len(j.src.Tools()))
+		for _, t := range j.src.Tools() {
+			in.Unoffered[t.Name] = true
+		}
+	}
 	maxAttempts := max(cfg.Limits.Retries, 0) + 1
 	// run_timeout bounds the whole run: every attempt and every wait
 	// between them (a backend's own waits, such as a 429's, see the
@@ -288,13 +311,61 @@ func (j *job) attempt(ctx context.Context, in agent.Input) (*agent.Output, *reco
 	if err != nil {
 		return nil, nil, timeoutCause(ctx, err)
 	}
+	defer sess.Close()
+	done, err := setupCalls(ctx, sess, in.Case.Setup, j.l.Config.Limits.CallTimeout.Duration)
+	if err != nil {
+		return &agent.Output{Trace: record.Trace{Setup: done}}, nil, timeoutCause(ctx, err)
+	}
+	var turns [][]record.Probe
+	in.AfterAnswer = j.turnProber(sess, in.Case, in.Cell, &turns)
 	out, err := agent.Run(ctx, j.be, sess, in)
+	if out != nil {
+		out.Trace.Setup = done
+	}
 	var st *record.State
 	if err == nil {
-		st, err = j.probe(ctx, sess, in.Case, in.Cell)
+		st, err = j.probe(ctx, sess, in.Case, in.Cell, turns)
 	}
-	sess.Close()
 	return out, st, timeoutCause(ctx, err)
+}
+
+// added returns the tools run r's conversation offers from a later user
+// turn on (user.add_tools), by user turn: the server's tools with the
+// cell's description set applied, then the case's own descriptions.
+func (j *job) added(r plan.Run) (map[int][]backend.Tool, error) {
+	if r.Case.User == nil || len(r.Case.User.AddTools) == 0 {
+		return nil, nil
+	}
+	byName := map[string]toolset.Tool{}
+	for _, t := range j.src.Tools() {
+		byName[t.Name] = t
+	}
+	out := map[int][]backend.Tool{}
+	for _, a := range r.Case.User.AddTools {
+		if _, ok := out[a.Turn]; ok {
+			continue // AddedAt gathers every entry of the turn
+		}
+		names, descs := r.Case.User.AddedAt(a.Turn)
+		ts := make([]toolset.Tool, 0, len(names))
+		for _, n := range names {
+			t, ok := byName[n]
+			if !ok {
+				return nil, fmt.Errorf("case %s: user.add_tools names tool %q, which the server does not offer", r.Case.ID, n)
+			}
+			ts = append(ts, t)
+		}
+		ts = j.descs[r.Cell.Descriptions].Apply(ts)
+		tools := make([]backend.Tool, len(ts))
+		for i, t := range ts {
+			d, ok := descs[t.Name]
+			if !ok {
+				d = t.Description
+			}
+			tools[i] = backend.Tool{Name: t.Name, Description: d, InputSchema: t.InputSchema}
+		}
+		out[a.Turn] = tools
+	}
+	return out, nil
 }
 
 var errRunTimeout = errors.New("run timeout")
@@ -340,7 +411,10 @@ func retryAfter(err error) time.Duration {
 func classify(err error) (*record.InfraError, bool) {
 	var be *backend.Error
 	var se *session.Error
+	var su *errSetup
 	switch {
+	case errors.As(err, &su):
+		return &record.InfraError{Kind: "setup", Message: err.Error()}, false
 	case errors.As(err, &be):
 		return &record.InfraError{Kind: be.Kind, Message: err.Error()}, be.Retryable
 	case errors.As(err, &se):

@@ -649,8 +649,32 @@ func scoreTurns(turns []rules, t Trace, unjudged *[]string) []Reason {
 		v := scoreScope(tr, sub, sc)
 		reasons = append(reasons, v.Reasons...)
 		*unjudged = append(*unjudged, v.Unjudged...)
+		if len(tr.state) > 0 && i < len(t.TurnState) && t.TurnState[i] != nil {
+			for _, r := range judgeState(tr.state, t.TurnState[i]) {
+				r.Detail = sc.expect + "." + r.Detail
+				reasons = append(reasons, r)
+			}
+		}
+		if tr.ContainsGoldenResults && t.GoldenResults != nil {
+			var want []string
+			if i < len(t.GoldenResults) {
+				want = t.GoldenResults[i]
+			}
+			reasons = append(reasons, resultsReason(sc.expect, want, t.Calls[:upTo(t.Calls, i)])...)
+		}
 	}
 	return reasons
+}
+
+// upTo is the number of leading calls made answering user turns 0..i.
+func upTo(calls []Call, i int) int {
+	n := 0
+	for j, c := range calls {
+		if c.UserTurn <= i {
+			n = j + 1
+		}
+	}
+	return n
 }
 
 func scoreScope(r rules, t Trace, sc scope) Verdict {
@@ -715,6 +739,13 @@ func scoreScope(r rules, t Trace, sc scope) Verdict {
 	}
 	if t.State != nil {
 		reasons = append(reasons, judgeState(r.state, t.State)...)
+	}
+	if r.ContainsGoldenResults && t.GoldenResults != nil {
+		var want []string
+		for _, g := range t.GoldenResults {
+			want = append(want, g...)
+		}
+		reasons = append(reasons, resultsReason("expect", want, t.Calls)...)
 	}
 	text := FindTextCalls(t)
 	if rs, ok := textCallReason(r, text, len(reasons) > 0); ok {

@@ -226,7 +226,7 @@ func TestCompileExpectErrors(t *testing.T) {
 		{`{when: [{confirm: deny, calls: [{tool: f}], forbid: [f]}]}`, `expect.when[0].calls[0].tool`, `tool "f" is both expected and forbidden`},
 		{`{forbid: [f], when: [{confirm: approve, calls: [{tool: f}]}]}`, `expect.when[0]`, `with this override, tool "f" is both expected and forbidden`},
 		{`{when: [{answer: x}]}`, `expect.when[0]`, `a when entry needs at least one selector (model, temperature, tools, confirm, descriptions, options)`},
-		{`{when: [{confirm: deny}]}`, `expect.when[0]`, `a when entry needs at least one override (calls, order, strict_args, forbid, max_calls, min_calls, no_calls, answer, state, turns)`},
+		{`{when: [{confirm: deny}]}`, `expect.when[0]`, `a when entry needs at least one override (calls, order, strict_args, forbid, max_calls, min_calls, no_calls, answer, state, contains_golden_results, turns)`},
 		{`{when: [{confrim: deny, answer: x}]}`, `expect.when[0].confrim`, `unknown field "confrim" (did you mean "confirm"?)`},
 		{`{when: [{confirm: deny, answer: {$nto: x}}]}`, `expect.when[0].answer`, `unknown matcher "$nto" (did you mean "$not"?)`},
 		{`{when: [{temperature: hot, answer: x}]}`, `expect.when[0].temperature`, `want a number or a list of numbers, got "hot"`},
@@ -267,7 +267,7 @@ expect.order: want "sequence" or "unordered", got "random"
 expect.max_calls: want a whole number >= 0, got -1
 expect.when[0].answr: unknown field "answr" (did you mean "answer"?)
 expect.when[0].confrim: unknown field "confrim" (did you mean "confirm"?)
-expect.when[1]: a when entry needs at least one override (calls, order, strict_args, forbid, max_calls, min_calls, no_calls, answer, state, turns)`
+expect.when[1]: a when entry needs at least one override (calls, order, strict_args, forbid, max_calls, min_calls, no_calls, answer, state, contains_golden_results, turns)`
 	var ces CompileErrors
 	if !errors.As(err, &ces) || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)

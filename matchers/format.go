@@ -29,9 +29,6 @@ type Expect struct {
 // Rules are the fields of an expectation that `when` entries override.
 type Rules struct {
 	TurnRules `yaml:",inline" cue:"#TurnRules"`
-	// Probes toolward calls after the conversation, on the run's server
-	// session, never shown to the model; each judges the end state.
-	State []StateProbe `json:"state,omitempty" yaml:"state,omitempty" cue:"[...#Probe]"`
 	// Rules for the user turns of a conversation (a case with a user
 	// block), in order: turns[i] judges the calls made while answering
 	// user message i (the opening prompt is 0) and the answer to it. No
@@ -64,6 +61,19 @@ type TurnRules struct {
 	// A matcher on the final answer's text, or {$judge: RUBRIC} for a
 	// model (the run config's judge) to decide by a rubric.
 	Answer any `json:"answer,omitempty" yaml:"answer,omitempty" cue:"#Answer"`
+	// Probes toolward calls on the run's server session, never shown to
+	// the model: in expect, after the conversation (the end state); in
+	// expect.turns[i], after the answer to user turn i, before the next
+	// user message, where equals: golden compares with the state the
+	// golden's turns 0..i leave on a fresh server.
+	State []StateProbe `json:"state,omitempty" yaml:"state,omitempty" cue:"[...#Probe]"`
+	// true: the results of the golden's calls (of this user turn, in
+	// expect.turns[i]; of the whole golden, in expect), replayed on a
+	// fresh server after the case's setup and the golden's earlier
+	// turns, must all be among the results of the run's calls so far,
+	// each as often as it occurs (a multiset, in any order): BFCL's
+	// execution-response check. Needs a golden (checked in Go).
+	ContainsGoldenResults bool `json:"contains_golden_results,omitempty" yaml:"contains_golden_results,omitempty" cue:"bool"`
 }
 
 // ExpectedCall is one expected tool call.
@@ -113,8 +123,8 @@ type ToolNames []string
 // when entries); every other field is plain data, decoded by its type.
 var compiledFields = map[reflect.Type][]string{
 	reflect.TypeFor[Expect]():       {"when"},
-	reflect.TypeFor[Rules]():        {"state", "turns"},
-	reflect.TypeFor[TurnRules]():    {"calls", "answer"},
+	reflect.TypeFor[Rules]():        {"turns"},
+	reflect.TypeFor[TurnRules]():    {"calls", "answer", "state"},
 	reflect.TypeFor[ExpectedCall](): {"tool", "args"},
 	reflect.TypeFor[StateProbe]():   {"tool", "args", "result", "equals", "ignore"},
 }

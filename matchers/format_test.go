@@ -88,14 +88,15 @@ func TestExpectWriteReadsBack(t *testing.T) {
 		MaxCalls:   &two,
 		MinCalls:   1,
 		Answer:     map[string]any{"$contains": "ok"},
-	}
-	in := Expect{Rules: Rules{
-		TurnRules: turn,
 		State: []StateProbe{
 			{Tool: "count", Args: map[string]any{"table": "t"}, Equals: EqualsGolden, Ignore: []string{"rows[*].id"}, IgnoreOrder: true},
 			{Tool: "count", Result: map[string]any{"n": 2}},
 		},
-		Turns: []TurnRules{{NoCalls: true, Answer: "hi"}, turn},
+		ContainsGoldenResults: true,
+	}
+	in := Expect{Rules: Rules{
+		TurnRules: turn,
+		Turns:     []TurnRules{{NoCalls: true, Answer: "hi"}, turn},
 	}}
 	b, err := yaml.Marshal(in)
 	if err != nil {
@@ -149,7 +150,7 @@ func TestRefusedValueIsNotRead(t *testing.T) {
 		want   string
 	}{
 		{`{max_calls: six, min_calls: 2}`, `expect.max_calls: want a whole number >= 0, got "six"`},
-		{`{turns: [{state: [{tool: 5}], answer: x}]}`, `expect.turns[0].state: unknown field "state"`},
+		{`{turns: [{turns: [{answer: 5}], answer: x}]}`, `expect.turns[0].turns: unknown field "turns"`},
 	} {
 		var raw map[string]any
 		if err := yaml.Unmarshal([]byte(tt.expect), &raw); err != nil {

@@ -75,11 +75,11 @@ func (e *Expectation) Probes(c Cell) []Probe {
 // HasProbes reports whether any cell has state probes: the base
 // expectation or a `when` override sets a non-empty expect.state.
 func (e *Expectation) HasProbes() bool {
-	if len(e.base.state) > 0 {
+	if len(e.base.state) > 0 || turnProbesSet(&e.base) {
 		return true
 	}
 	for _, w := range e.when {
-		if w.set["state"] && len(w.patch.state) > 0 {
+		if w.set["state"] && len(w.patch.state) > 0 || w.set["turns"] && turnProbesSet(&w.patch) {
 			return true
 		}
 	}
@@ -105,9 +105,17 @@ func (e *Expectation) ProbeRefs() []ProbeRef {
 		}
 	}
 	add(e.base.state, "expect")
+	for ti, t := range e.base.turns {
+		add(t.state, "expect", "turns", ti)
+	}
 	for wi, w := range e.when {
 		if w.set["state"] {
 			add(w.patch.state, "expect", "when", wi)
+		}
+		if w.set["turns"] {
+			for ti, t := range w.patch.turns {
+				add(t.state, "expect", "when", wi, "turns", ti)
+			}
 		}
 	}
 	return out

@@ -36,6 +36,9 @@ type Call struct {
 	// UserTurn is the index of the user turn of a conversation the call
 	// was made to answer (0: the opening prompt); 0 for a single request.
 	UserTurn int
+	// Result is the text the call gave back to the model
+	// (contains_golden_results compares it with the golden's).
+	Result string
 }
 
 // Trace is what the scorer sees of one run.
@@ -59,6 +62,15 @@ type Trace struct {
 	// then not judged. The engine sets it, possibly empty, whenever the
 	// cell has probes.
 	State []ProbeResult
+	// TurnState holds, by user turn, what the probes of
+	// expect.turns[i].state saw after the answer to that turn (one result
+	// per probe of Expectation.TurnProbes); nil means not observed, and
+	// so does a nil entry (a turn never answered).
+	TurnState [][]ProbeResult
+	// GoldenResults holds, by user turn, the results of the golden's
+	// calls replayed on a fresh server after the case's setup (for
+	// contains_golden_results); nil means not observed.
+	GoldenResults [][]string
 	// Answers holds, for a conversation, the model's final answer to each
 	// user turn it answered, in order (the last is Answer); nil for a
 	// single request, whose one answer is Answer.

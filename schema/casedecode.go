@@ -77,10 +77,22 @@ func decodeValue(dst reflect.Value, v any, at []any) error {
 		dst.Set(reflect.ValueOf(v))
 	case reflect.Map:
 		mv, ok := v.(map[string]any)
-		if !ok || dst.Type() != reflect.TypeOf(mv) {
+		if !ok || dst.Type().Key().Kind() != reflect.String {
 			return fail()
 		}
-		dst.Set(reflect.ValueOf(mv))
+		if dst.Type() == reflect.TypeOf(mv) {
+			dst.Set(reflect.ValueOf(mv))
+			break
+		}
+		out := reflect.MakeMapWithSize(dst.Type(), len(mv))
+		for k, x := range mv {
+			e := reflect.New(dst.Type().Elem()).Elem()
+			if err := decodeValue(e, x, append(at, k)); err != nil {
+				return err
+			}
+			out.SetMapIndex(reflect.ValueOf(k).Convert(dst.Type().Key()), e)
+		}
+		dst.Set(out)
 	case reflect.Slice:
 		l, ok := v.([]any)
 		if !ok {

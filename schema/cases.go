@@ -273,8 +273,16 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 			errs = append(errs, errAt(caseIssue{elems: []any{"avoid", i}, msg: fmt.Sprintf("tool %q is in needs too: a needed tool is always offered", a)}))
 		}
 	}
+	added := map[string]bool{}
+	if c.User != nil {
+		for _, a := range c.User.AddTools {
+			for _, tn := range a.Tools {
+				added[tn] = true
+			}
+		}
+	}
 	for _, ref := range exp.Tools() {
-		if !needs[ref.Tool] {
+		if !needs[ref.Tool] && !added[ref.Tool] {
 			msg := fmt.Sprintf("tool %q is not in needs", ref.Tool)
 			if len(c.Needs) == 0 {
 				msg = fmt.Sprintf("tool %q is not in needs (the case has no needs)", ref.Tool)
@@ -286,6 +294,32 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 		if ref.Equals == matchers.EqualsGolden && c.Golden == nil {
 			el := append(slices.Clone(ref.Elems[:len(ref.Elems)-1]), "equals")
 			errs = append(errs, errAt(caseIssue{elems: el, msg: "equals: golden needs the case's golden: its calls are replayed on a fresh server to give the state to compare with"}))
+		}
+	}
+	for _, el := range exp.GoldenResultRefs() {
+		if c.Golden == nil {
+			errs = append(errs, errAt(caseIssue{elems: el, msg: "contains_golden_results needs the case's golden: its calls are replayed on a fresh server to give the results to look for"}))
+		}
+	}
+	if u := c.User; u != nil {
+		for i, a := range u.AddTools {
+			at := []any{"user", "add_tools", i}
+			switch {
+			case u.Simulated():
+				errs = append(errs, errAt(caseIssue{elems: at, msg: "add_tools is for scripted replies: a simulated user's turns are not known in advance"}))
+			case a.Turn > len(u.Replies):
+				errs = append(errs, errAt(caseIssue{elems: append(at, "turn"), msg: fmt.Sprintf("turn %d, but the conversation has %d replies (turn 1 is the first reply)", a.Turn, len(u.Replies))}))
+			}
+			for _, k := range slices.Sorted(maps.Keys(a.Descriptions)) {
+				if !slices.Contains(a.Tools, k) {
+					errs = append(errs, errAt(caseIssue{elems: append(at, "descriptions", k), msg: fmt.Sprintf("a description for %q, which is not among this entry's tools", k)}))
+				}
+			}
+			for j, tn := range a.Tools {
+				if needs[tn] {
+					errs = append(errs, errAt(caseIssue{elems: append(at, "tools", j), msg: fmt.Sprintf("tool %q is in needs, offered from the start", tn)}))
+				}
+			}
 		}
 	}
 	if n, at := exp.TurnRules(); n > 0 {

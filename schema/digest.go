@@ -29,6 +29,11 @@ type runPart struct {
 	// request, so the digests of cases without a user block are those of
 	// before it existed.
 	User *User `json:"user,omitempty"`
+	// Setup loads the world the model acts on; ExecuteUnoffered changes
+	// what some of its calls do. Both absent when unset, so older
+	// digests stand.
+	Setup            []GoldenCall `json:"setup,omitempty"`
+	ExecuteUnoffered bool         `json:"execute_unoffered,omitempty"`
 }
 
 // RunDigest returns the hex SHA-256 of the part of c that shapes its runs:
@@ -42,6 +47,7 @@ func RunDigest(c *Case) string {
 	b, err := json.Marshal(runPart{
 		Format: runDigestFormat, Prompt: c.Prompt, System: c.System,
 		Messages: c.Messages, Needs: c.Needs, Avoid: c.Avoid, User: c.User,
+		Setup: c.Setup, ExecuteUnoffered: c.ExecuteUnoffered,
 	})
 	if err != nil {
 		panic("schema: encoding a case's run part: " + err.Error()) // strings and lists of strings only

@@ -46,6 +46,20 @@ type Case struct {
 	// How the user goes on after each final answer: a conversation.
 	// Without it the run ends at the first final answer.
 	User *User `json:"user,omitempty" yaml:"user,omitempty" cue:"#User"`
+	// Calls toolward makes on the run's server session before the
+	// conversation, and on the fresh session of every golden replay
+	// before the golden's calls, never shown to the model: the loading
+	// of the case's world (BFCL's initial_config). They may call
+	// probe-only tools. A setup call whose result is an error stops the
+	// run as an infrastructure error (kind setup), never the model's
+	// failure.
+	Setup []GoldenCall `json:"setup,omitempty" yaml:"setup,omitempty" cue:"[...#GoldenCall]"`
+	// true: a call to a tool the server has but the case did not offer
+	// is executed like an offered one (BFCL runs every function of an
+	// involved class) and recorded as unoffered, instead of refused and
+	// failed with unoffered_call. Probe-only tools are never executed
+	// for the model.
+	ExecuteUnoffered bool `json:"execute_unoffered,omitempty" yaml:"execute_unoffered,omitempty" cue:"bool"`
 	// How a run of this case is judged.
 	Expect map[string]any `json:"expect" yaml:"expect" cue:"#Expect"` // without the goldens of when entries (see WhenGoldens)
 	// One known-good trajectory; validate proves the expectations accept
@@ -100,6 +114,46 @@ type User struct {
 	// conversation still going after the answer to the last one fails
 	// with max_turns. At most 100 (MaxMaxTurns).
 	MaxTurns int `json:"max_turns,omitempty" yaml:"max_turns,omitempty" cue:"int & >=2 & <=100"` // 0 means DefaultMaxTurns
+	// With replies only (checked in Go): tools first offered with a
+	// later user message, beyond needs (BFCL's miss_func holds some
+	// functions out until a turn).
+	AddTools []AddTools `json:"add_tools,omitempty" yaml:"add_tools,omitempty" cue:"[...#AddTools]"`
+}
+
+// AddTools are tools offered from one user turn of a scripted
+// conversation on.
+type AddTools struct {
+	// The user turn from which they are offered: 1 is the first reply;
+	// at most the number of replies (checked in Go).
+	Turn int `json:"turn" yaml:"turn" cue:"int & >=1"`
+	// The server's tools offered from then on, in this order after the
+	// tools already offered.
+	Tools []string `json:"tools" yaml:"tools" cue:"[#Name, ...#Name]"`
+	// The description the model sees for some of them, instead of the
+	// server's (BFCL's held-out functions lack the note the others get);
+	// keys among tools (checked in Go).
+	Descriptions map[string]string `json:"descriptions,omitempty" yaml:"descriptions,omitempty" cue:"{[#Name]: string}"`
+}
+
+// AddedAt returns the tools added at user turn n (AddTools with Turn n),
+// in order, and their description overrides.
+func (u *User) AddedAt(n int) (tools []string, descs map[string]string) {
+	if u == nil {
+		return nil, nil
+	}
+	for _, a := range u.AddTools {
+		if a.Turn != n {
+			continue
+		}
+		tools = append(tools, a.Tools...)
+		for k, v := range a.Descriptions {
+			if descs == nil {
+				descs = map[string]string{}
+			}
+			descs[k] = v
+		}
+	}
+	return tools, descs
 }
 
 // DefaultMaxTurns is User.MaxTurns when a case gives none.

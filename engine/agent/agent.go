@@ -59,6 +59,19 @@ type Input struct {
 	// messages' text, tool calls and results); 0 means
 	// DefaultMaxConversationBytes.
 	MaxConversationBytes int
+	// Added are tools first offered with a later user message, by the
+	// index of that user turn (user.add_tools): appended to the offered
+	// tools when the message is.
+	Added map[int][]backend.Tool
+	// Unoffered, when set, names the tools a call may reach though they
+	// were not offered (the case's execute_unoffered): such a call is
+	// executed and recorded with Unoffered set, instead of refused.
+	Unoffered map[string]bool
+	// AfterAnswer, when set, is called after the final answer to each
+	// user turn (0 is the opening), before the next user message: the
+	// engine takes that turn's state probes there. An error stops the
+	// run as an infrastructure failure.
+	AfterAnswer func(ctx context.Context, userTurn int) error
 }
 
 // DefaultMaxConversationBytes bounds the text of one conversation as
@@ -166,6 +179,11 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {
 			out.Trace.Answer = msg.Content
+			if in.AfterAnswer != nil {
+				if err := in.AfterAnswer(ctx, userTurn); err != nil {
+					return out, err
+				}
+			}
 			if in.User == nil {
 				return out, nil
 			}
@@ -179,6 +197,14 @@ func Run(ctx context.Context, b backend.Backend, tools Caller, in Input) (*Outpu
 			conv.add(req.Messages[len(req.Messages)-1])
 			conv.byUser = out.Trace.Users[len(out.Trace.Users)-1].From == record.UserFromSimulator
 			userTurn, inTurn = userTurn+1, -1
+			if add := in.Added[userTurn]; len(add) > 0 {
+				req.Tools = append(slices.Clip(req.Tools), add...)
+				u := &out.Trace.Users[len(out.Trace.Users)-1]
+				for _, t := range add {
+					offered[t.Name] = true
+					u.Added = append(u.Added, t.Name)
+				}
+			}
 			continue
 		}
 		req.Messages = append(req.Messages, msg)
@@ -305,16 +331,24 @@ func doCall(ctx context.Context, tools Caller, in Input, offered map[string]bool
 		return call, nil
 	}
 	call.Args = args
-	if !offered[tc.Name] {
+	if !offered[tc.Name] && !in.Unoffered[tc.Name] {
 		call.NotOffered = true
 		call.IsError = true
-		names := make([]string, len(in.Tools))
-		for i, t := range in.Tools {
-			names[i] = t.Name
+		names := make([]string, 0, len(offered))
+		for _, t := range in.Tools {
+			names = append(names, t.Name)
+		}
+		for _, n := range slices.Sorted(maps.Keys(in.Added)) {
+			for _, t := range in.Added[n] {
+				if offered[t.Name] {
+					names = append(names, t.Name)
+				}
+			}
 		}
 		call.Result = fmt.Sprintf("Error: there is no tool named %q. Available tools: %s.", tc.Name, strings.Join(names, ", "))
 		return call, nil
 	}
+	call.Unoffered = !offered[tc.Name]
 	if !lim.take() {
 		call.NotExecuted = record.NotExecutedTurnLimit
 		call.IsError = true

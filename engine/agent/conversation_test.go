@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestConversationScripted(t *testing.T) {
 		t.Fatalf("users %+v", out.Trace.Users)
 	}
 	for i, u := range out.Trace.Users {
-		if u != want[i] {
+		if !reflect.DeepEqual(u, want[i]) {
 			t.Errorf("users[%d] = %+v, want %+v", i, u, want[i])
 		}
 	}

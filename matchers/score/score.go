@@ -39,6 +39,13 @@ type Rules struct {
 	// or the user messages of its messages), which the judge sees for a
 	// single request (a conversation's record holds its own).
 	Opening []string
+	// GoldenTurns holds the golden's calls by user turn (one entry for a
+	// single request's golden): per-turn probes and golden results are
+	// taken after each. Nil without a golden.
+	GoldenTurns [][]schema.GoldenCall
+	// Setup holds the case's setup calls, made on every fresh session a
+	// probe's reference results come from, before the golden's calls.
+	Setup []schema.GoldenCall
 }
 
 // CaseRules returns the scoring rules of c, compiling c.Expect unless the
@@ -64,8 +71,15 @@ func CaseRules(c *schema.Case) (*Rules, error) {
 			r.Opening = append(r.Opening, m.Content)
 		}
 	}
+	r.Setup = c.Setup
 	if c.Golden != nil {
 		r.Golden = c.Golden.AllCalls() // a conversation's: every turn's, in order
+		if len(c.Golden.Turns) == 0 {
+			r.GoldenTurns = [][]schema.GoldenCall{c.Golden.Calls}
+		}
+		for _, t := range c.Golden.Turns {
+			r.GoldenTurns = append(r.GoldenTurns, t.Calls)
+		}
 	}
 	return r, nil
 }
@@ -80,7 +94,9 @@ const probeDigestFormat = "toolward probes 1"
 // digest are stale: they were measured by other calls.
 func (r *Rules) ProbeDigest(cell record.Cell) string {
 	probes := r.Expect.Probes(cell)
-	if len(probes) == 0 {
+	turns := r.Expect.TurnProbes(cell)
+	results := r.Expect.GoldenResults(cell)
+	if len(probes) == 0 && turns == nil && !results {
 		return ""
 	}
 	type probe struct {
@@ -88,15 +104,41 @@ func (r *Rules) ProbeDigest(cell record.Cell) string {
 		Args   map[string]any `json:"args,omitempty"`
 		Equals string         `json:"equals,omitempty"`
 	}
+	// The fields after Golden are absent for a case that uses none of
+	// the per-turn checks and has no setup, so such a case's digests
+	// are those of before they existed.
 	v := struct {
 		Format string              `json:"format"`
 		Probes []probe             `json:"probes"`
 		Golden []schema.GoldenCall `json:"golden,omitempty"`
-	}{Format: probeDigestFormat}
+		// Turns are the per-turn probes; GoldenTurns how many of the
+		// golden's calls each user turn has (where the probes and the
+		// results are taken).
+		Turns       [][]probe           `json:"turns,omitempty"`
+		GoldenTurns []int               `json:"golden_turns,omitempty"`
+		Results     bool                `json:"golden_results,omitempty"`
+		Setup       []schema.GoldenCall `json:"setup,omitempty"`
+	}{Format: probeDigestFormat, Probes: []probe{}, Results: results, Setup: r.Setup}
+	golden := results
 	for _, p := range probes {
 		v.Probes = append(v.Probes, probe{p.Tool, p.Args, p.Equals})
-		if p.Equals == matchers.EqualsGolden && v.Golden == nil {
-			v.Golden = append([]schema.GoldenCall{}, r.Golden...)
+		golden = golden || p.Equals == matchers.EqualsGolden
+	}
+	if turns != nil {
+		v.Turns = make([][]probe, len(turns))
+		for i, t := range turns {
+			for _, p := range t {
+				v.Turns[i] = append(v.Turns[i], probe{p.Tool, p.Args, p.Equals})
+				golden = golden || p.Equals == matchers.EqualsGolden
+			}
+		}
+	}
+	if golden {
+		v.Golden = append([]schema.GoldenCall{}, r.Golden...)
+		if turns != nil || results {
+			for _, t := range r.GoldenTurns {
+				v.GoldenTurns = append(v.GoldenTurns, len(t))
+			}
 		}
 	}
 	b, err := json.Marshal(v)
@@ -156,6 +198,20 @@ func (r *Rules) Judge(cell record.Cell, t record.Trace, state *record.State, ver
 		if tr.State == nil {
 			tr.State = []matchers.ProbeResult{}
 		}
+	}
+	if turns := r.Expect.TurnProbes(cell); turns != nil {
+		tr.TurnState = state.ScoredTurns()
+		if tr.TurnState == nil { // not measured: each turn with probes fails
+			tr.TurnState = make([][]matchers.ProbeResult, len(turns))
+			for i, p := range turns {
+				if p != nil {
+					tr.TurnState[i] = []matchers.ProbeResult{}
+				}
+			}
+		}
+	}
+	if r.Expect.GoldenResults(cell) && state != nil {
+		tr.GoldenResults = state.GoldenResults
 	}
 	v := r.Expect.Score(tr, cell)
 	out := matchers.Verdict{Pass: true, TextCalls: v.TextCalls, Unjudged: v.Unjudged}

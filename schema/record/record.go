@@ -109,7 +109,7 @@ type Cell = cell.Cell
 // InfraError describes an infrastructure failure: the backend, the MCP
 // server, or a timeout, as opposed to a model mistake.
 type InfraError struct {
-	Kind    string `json:"kind"`    // backend | model_missing | mcp | timeout | cassette_miss | internal
+	Kind    string `json:"kind"`    // backend | model_missing | mcp | timeout | cassette_miss | setup | internal
 	Message string `json:"message"` // what happened, for a person
 }
 
@@ -144,6 +144,18 @@ type Trace struct {
 	// conversation with its stop marker after the case's user.max_turns
 	// user messages, which fails the run whatever its calls (max_turns).
 	OutOfUserTurns bool `json:"out_of_user_turns,omitempty"`
+	// Setup holds the case's setup calls (Case.Setup) as made on the
+	// run's session before the conversation, with their results; the
+	// model never saw them.
+	Setup []SetupCall `json:"setup,omitempty"`
+}
+
+// SetupCall is one setup call the harness made before the conversation.
+type SetupCall struct {
+	Tool    string         `json:"tool"`
+	Args    map[string]any `json:"args,omitempty"`
+	Result  string         `json:"result"`
+	IsError bool           `json:"is_error,omitempty"`
 }
 
 // UserTurn is one message of the user in a conversation.
@@ -166,6 +178,9 @@ type UserTurn struct {
 	Tokens  *Tokens `json:"tokens,omitempty"`     // the simulator's, when it said
 	Latency Millis  `json:"latency_ms,omitempty"` // the simulator's request
 	Host    string  `json:"host,omitempty"`       // the simulator's host, as Turn.Host
+	// Added are the tools first offered with this message
+	// (user.add_tools), in order.
+	Added []string `json:"added,omitempty"`
 }
 
 // UserTurn.From values.
@@ -213,6 +228,10 @@ type Call struct {
 	Structured   any      `json:"structured,omitempty"`   // MCP structuredContent
 	IsError      bool     `json:"is_error,omitempty"`
 	Latency      Millis   `json:"latency_ms"`
+	// Unoffered is set for a call to a tool the server has but the case
+	// did not offer, executed all the same because the case says
+	// execute_unoffered (NotOffered is then false: it was not refused).
+	Unoffered bool `json:"unoffered,omitempty"`
 }
 
 // State is what the harness's state probes saw after a run, on the run's
@@ -225,6 +244,14 @@ type State struct {
 	// an edited probe call makes them stale, and the run runs again.
 	Digest string  `json:"digest"`
 	Probes []Probe `json:"probes"`
+	// Turns holds, by user turn, the probes of expect.turns[i].state
+	// taken after the answer to that turn; nil for a turn without probes
+	// or never answered.
+	Turns [][]Probe `json:"turns,omitempty"`
+	// GoldenResults holds, by user turn, the results of the golden's
+	// calls replayed on a fresh server after the case's setup, when the
+	// case's rules compare them (contains_golden_results).
+	GoldenResults [][]string `json:"golden_results,omitempty"`
 }
 
 // Probe is one state probe's call and result.
@@ -251,8 +278,27 @@ func (s *State) Scored() []matchers.ProbeResult {
 	if s == nil {
 		return nil
 	}
-	out := make([]matchers.ProbeResult, len(s.Probes))
-	for i, p := range s.Probes {
+	return scoredProbes(s.Probes)
+}
+
+// ScoredTurns converts the per-turn probe results into what the scorer
+// sees (matchers.Trace.TurnState); nil when there are none.
+func (s *State) ScoredTurns() [][]matchers.ProbeResult {
+	if s == nil || s.Turns == nil {
+		return nil
+	}
+	out := make([][]matchers.ProbeResult, len(s.Turns))
+	for i, t := range s.Turns {
+		if t != nil {
+			out[i] = scoredProbes(t)
+		}
+	}
+	return out
+}
+
+func scoredProbes(ps []Probe) []matchers.ProbeResult {
+	out := make([]matchers.ProbeResult, len(ps))
+	for i, p := range ps {
 		out[i] = matchers.ProbeResult{Value: p.Got.Value, IsError: p.Got.IsError}
 		if p.Want != nil {
 			out[i].Want = &matchers.ProbeResult{Value: p.Want.Value, IsError: p.Want.IsError}
@@ -381,6 +427,7 @@ func (t Trace) Scored() matchers.Trace {
 		out.Calls[i] = matchers.Call{
 			Tool: c.Tool, Args: c.Args, Malformed: c.Malformed,
 			NotOffered: c.NotOffered, Denied: c.Confirm == Denied, IsError: c.IsError, Turn: c.Turn,
+			Result: c.Result,
 		}
 		if c.Turn >= 0 && c.Turn < len(userOf) {
 			out.Calls[i].UserTurn = userOf[c.Turn]

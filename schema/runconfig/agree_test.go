@@ -211,7 +211,7 @@ golden:
 	{"user unknown field", base + "user: {replys: [a]}\nexpect: {}\n", false, false},
 	{"user max_turns 1", base + "user: {instructions: b, max_turns: 1}\nexpect: {}\n", false, false},
 	{"turns unknown field", base + "user: {replies: [a]}\nexpect: {turns: [{answr: x}]}\n", false, false},
-	{"turns with state", base + "user: {replies: [a]}\nexpect: {turns: [{state: []}]}\n", false, false},
+	{"turns in turns", base + "user: {replies: [a]}\nexpect: {turns: [{turns: []}]}\n", false, false},
 	{"turns not list", base + "user: {replies: [a]}\nexpect: {turns: {answer: x}}\n", false, false},
 	{"golden turns and answer", base + "user: {replies: [a]}\nexpect: {}\ngolden: {answer: x, turns: [{answer: y}, {answer: z}]}\n", false, false},
 	{"golden turn no answer", base + "user: {replies: [a]}\nexpect: {}\ngolden: {turns: [{calls: []}, {answer: z}]}\n", false, false},

@@ -36,6 +36,20 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 	if len(rec.Trace.Offered) > 0 {
 		fmt.Fprintf(b, "offered: %s\n", strings.Join(rec.Trace.Offered, ", "))
 	}
+	for i, sc := range rec.Trace.Setup {
+		args, _ := json.Marshal(sc.Args)
+		mark := ""
+		if sc.IsError {
+			mark = "  [isError]"
+		}
+		fmt.Fprintf(b, "setup %d: %s %s%s (not shown to the model)\n    result:\n%s\n", i, sc.Tool, args, mark, indent(sc.Result, "      "))
+	}
+	userAt := map[int][]int{} // model turn -> user messages before it
+	for i, u := range rec.Trace.Users {
+		if i > 0 { // the opening is the case's prompt
+			userAt[u.Before] = append(userAt[u.Before], i)
+		}
+	}
 	byTurn := map[int][]int{}
 	var orphans []int // calls naming no recorded turn
 	for i, c := range rec.Trace.Calls {
@@ -45,7 +59,21 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 			orphans = append(orphans, i)
 		}
 	}
+	writeUsers := func(at int) {
+		for _, ui := range userAt[at] {
+			u := rec.Trace.Users[ui]
+			note := ""
+			if u.Unsent {
+				note = " (not sent)"
+			}
+			fmt.Fprintf(b, "\nuser %d (%s)%s:\n%s\n", ui, u.From, note, indent(u.Content, "    "))
+			if len(u.Added) > 0 {
+				fmt.Fprintf(b, "  tools added: %s\n", strings.Join(u.Added, ", "))
+			}
+		}
+	}
 	for i, t := range rec.Trace.Turns {
+		writeUsers(i)
 		fmt.Fprintf(b, "\nturn %d  %.0f ms  %d in / %d out", i, float64(t.Latency), t.Tokens.In, t.Tokens.Out)
 		if t.DoneReason != "" {
 			fmt.Fprintf(b, "  %s", t.DoneReason)
@@ -64,9 +92,11 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 			writeCall(b, ci, rec.Trace.Calls[ci])
 		}
 	}
+	writeUsers(len(rec.Trace.Turns))
 	for _, ci := range orphans {
 		writeCall(b, ci, rec.Trace.Calls[ci])
 	}
+	writeState(b, rec.State)
 	b.WriteString("\nanswer:")
 	if rec.Trace.Answer == "" {
 		b.WriteString(" (none)\n")
@@ -103,6 +133,9 @@ func callMarks(c record.Call, detail bool) []string {
 	}
 	if c.NotOffered {
 		marks = append(marks, "not offered")
+	}
+	if c.Unoffered {
+		marks = append(marks, "not offered, executed")
 	}
 	if c.NotExecuted != "" {
 		if detail {
@@ -147,4 +180,44 @@ func writeCall(b *strings.Builder, i int, c record.Call) {
 // indent prefixes every line of s with p.
 func indent(s, p string) string {
 	return p + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+p)
+}
+
+// writeState writes what the harness's probes saw: the end state and,
+// per user turn, the turn probes and how many golden results there were
+// to find.
+func writeState(b *strings.Builder, st *record.State) {
+	if st == nil {
+		return
+	}
+	probe := func(p record.Probe) {
+		got, _ := json.Marshal(p.Got.Value)
+		fmt.Fprintf(b, "    %s: %s\n", p.Tool, got)
+		if p.Want != nil {
+			want, _ := json.Marshal(p.Want.Value)
+			fmt.Fprintf(b, "      want (fresh server): %s\n", want)
+		}
+	}
+	if len(st.Probes) > 0 {
+		b.WriteString("\nend state (probes, not shown to the model):\n")
+		for _, p := range st.Probes {
+			probe(p)
+		}
+	}
+	for i, ps := range st.Turns {
+		if ps == nil {
+			continue
+		}
+		fmt.Fprintf(b, "\nstate after user turn %d:\n", i)
+		for _, p := range ps {
+			probe(p)
+		}
+	}
+	for i, rs := range st.GoldenResults {
+		if len(rs) > 0 {
+			fmt.Fprintf(b, "\ngolden results of user turn %d (to be found among the run's):\n", i)
+			for _, r := range rs {
+				fmt.Fprintf(b, "%s\n", indent(r, "    "))
+			}
+		}
+	}
 }
