@@ -1,22 +1,16 @@
 // Package runconfig loads run configs (configs/*.cue) through toolward's
 // CUE schema, embedded in package schema (schema.Source) and compiled
 // here once per process, and validates whole suites. It is the only
-// package that links CUE: the runtime and `toolward validate` use it;
+// package of the binary that links CUE: the runtime and `toolward validate` use it;
 // the analysis side (score, report, diff) reads cases through package
 // schema alone.
 //
 // # The case JSON Schema
 //
-// CaseJSONSchema generates the JSON Schema of case files (for editors,
-// committed as schema/case.schema.json) from #Case and the definitions
-// it reaches, with their doc comments as descriptions: the schema that
-// validates cases is its only source. The generator translates the
-// constructs toolward.cue uses (closed and open structs, optional and
-// required fields, pattern constraints, embedded definitions,
-// conjunctions, disjunctions with defaults, bounds, regexes, lists with
-// a minimum length, matchN) and fails, naming the position in the CUE,
-// on any other rather than emit something looser. TestCaseSchemaAgreement
-// runs one corpus through #Case, the Go loader and the generated schema.
+// schema/internal/gen translates #Case into the JSON Schema of case
+// files (schema/case.schema.json), which the loader checks cases with;
+// TestCaseSchemaAgreement and TestCaseJSONSchemaMutations here hold the
+// loader and the translation to CUE's verdicts.
 //
 // # Run configs
 //

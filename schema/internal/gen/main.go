@@ -8,7 +8,8 @@
 //     "expect fields" from the expectation types of matchers/format.go;
 //   - case.schema.json, the JSON Schema of case files, from #Case of the
 //     toolward.cue just written;
-//   - cassette.schema.json from the cassette shapes of package schema.
+//   - cassette.schema.json from the cassette shapes of package schema;
+//   - the copy of case.schema.json in the committed BFCL suite.
 //
 // TestGeneratedFilesCurrent fails while a committed file differs from
 // what gen writes.
@@ -73,6 +74,9 @@ func generate(dir string) ([]file, error) {
 	return []file{
 		{"toolward.cue", cueSrc},
 		{"case.schema.json", caseSchema},
+		// The BFCL import writes the schema beside its cases; its
+		// committed suite keeps a copy.
+		{"../fixtures/bfcl/suite/case.schema.json", caseSchema},
 		{"cassette.schema.json", schema.CassetteJSONSchema()},
 	}, nil
 }
