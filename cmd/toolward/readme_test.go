@@ -4,20 +4,30 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 
-// The README's examples are checked here, so the documentation cannot drift
-// from the binary: its set-up commands, its example case, config and
-// cassette.
+// The README's and the docs' examples are checked here, so the
+// documentation cannot drift from the binary: the README's set-up
+// commands, its example case and config, the cassette example of
+// docs/backends.md, the README's length and every relative link (and its
+// anchor) in README.md, CONTRIBUTING.md and docs/.
 
-func readme(t *testing.T) string {
+// readmeMaxLines keeps the README a front door; reference text goes to docs/.
+const readmeMaxLines = 500
+
+func readme(t *testing.T) string { return doc(t, "README.md") }
+
+// doc returns a file of the repository, by its path from the root.
+func doc(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile(filepath.Join("../..", path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,15 +108,110 @@ func TestReadmeConfig(t *testing.T) {
 	}
 }
 
-// TestReadmeCassette: the example cassette parses.
+// TestReadmeCassette: the example cassette of docs/backends.md parses.
 func TestReadmeCassette(t *testing.T) {
-	for _, b := range fences(readme(t), "yaml") {
+	for _, b := range fences(doc(t, "docs/backends.md"), "yaml") {
 		if strings.HasPrefix(b, "case: ") {
-			if _, errs := schema.ParseCassettes("README.md", []byte(b)); len(errs) > 0 {
-				t.Fatalf("README's example cassette: %v", errs)
+			if _, errs := schema.ParseCassettes("docs/backends.md", []byte(b)); len(errs) > 0 {
+				t.Fatalf("docs/backends.md's example cassette: %v", errs)
 			}
 			return
 		}
 	}
-	t.Fatal("README has no example cassette")
+	t.Fatal("docs/backends.md has no example cassette")
+}
+
+// TestReadmeLength: the README stays a front door.
+func TestReadmeLength(t *testing.T) {
+	if n := strings.Count(readme(t), "\n"); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, over %d: move reference text into docs/", n, readmeMaxLines)
+	}
+}
+
+// TestDocLinks: every relative link in README.md, CONTRIBUTING.md and
+// docs/*.md names a file that exists and, with #anchor, a heading of it.
+func TestDocLinks(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"README.md", "CONTRIBUTING.md"}
+	for _, p := range pages {
+		files = append(files, filepath.ToSlash(strings.TrimPrefix(p, "../../")))
+	}
+	for _, f := range files {
+		for _, target := range links(doc(t, f)) {
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			dest := f
+			if path != "" {
+				dest = filepath.ToSlash(filepath.Join(filepath.Dir(f), path))
+				if _, err := os.Stat(filepath.Join("../..", dest)); err != nil {
+					t.Errorf("%s: link %q: no file %s", f, target, dest)
+					continue
+				}
+			}
+			if anchor == "" || !strings.HasSuffix(dest, ".md") {
+				continue
+			}
+			if !slices.Contains(anchors(doc(t, dest)), anchor) {
+				t.Errorf("%s: link %q: %s has no heading with anchor #%s", f, target, dest, anchor)
+			}
+		}
+	}
+}
+
+var linkRE = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// links returns the targets of a Markdown document's inline links,
+// outside code fences.
+func links(md string) []string {
+	var out []string
+	for _, line := range prose(md) {
+		for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// anchors returns the anchors GitHub gives a document's headings: lower
+// case, spaces to hyphens, punctuation other than - and _ dropped.
+func anchors(md string) []string {
+	var out []string
+	for _, line := range prose(md) {
+		title, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if !strings.HasPrefix(line, "#") || !ok {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// prose returns a Markdown document's lines outside fenced code blocks.
+func prose(md string) []string {
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced {
+			out = append(out, line)
+		}
+	}
+	return out
 }

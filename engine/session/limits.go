@@ -78,7 +78,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("the server went over toolward's limit of %s for %s (%s; see README, Limits)", amount(e.Limit, e.What), e.What, e.Name)
+	return fmt.Sprintf("the server went over toolward's limit of %s for %s (%s; see docs/limits.md)", amount(e.Limit, e.What), e.What, e.Name)
 }
 
 // amount prints a byte limit in MiB/KiB and counts as numbers.
