@@ -163,6 +163,27 @@ func TestDocLinks(t *testing.T) {
 	}
 }
 
+// TestDocsInstall: every page that shows `go install …@latest` says, in
+// the same paragraph, that it works only once the module is published;
+// before that only `go install ./cmd/toolward` from a clone does.
+func TestDocsInstall(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"README.md", "CONTRIBUTING.md"}
+	for _, p := range pages {
+		files = append(files, strings.TrimPrefix(filepath.ToSlash(p), "../../"))
+	}
+	for _, f := range files {
+		for _, para := range strings.Split(doc(t, f), "\n\n") {
+			if strings.Contains(para, "cmd/toolward@latest") && !strings.Contains(strings.Join(strings.Fields(para), " "), "once the module is published") {
+				t.Errorf("%s: %q installs with @latest without saying it works only once the module is published", f, strings.TrimSpace(para))
+			}
+		}
+	}
+}
+
 var linkRE = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
 // links returns the targets of a Markdown document's inline links,
