@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,8 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolward/toolward/engine"
 	"github.com/toolward/toolward/internal/analysis/report"
 	"github.com/toolward/toolward/internal/analysis/rescore"
+	"github.com/toolward/toolward/matchers/score"
+	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/record"
 )
 
@@ -32,10 +36,18 @@ others. A record is judged again only when the case still shows the model
 what the run was shown: a case whose prompt, system, messages, needs,
 avoid or user block changed has its runs kept out (run them with 'toolward run --resume
 NEWDIR'), and records of cases no longer in the case files are dropped.
-Error records are copied as they were.
+Error records are copied as they were, but for those of kind judge.
+
+A judged answer ({$judge: RUBRIC}) keeps its stored verdict while the
+judge's input is unchanged; one whose input changed (an edited rubric)
+is put to the config's judge again, and only then is the judge's server
+needed. Score says how many it asked and how many it reused; run ids do
+not change with a rubric. A run whose judge still fails after retries is
+an error record of kind judge.
 
 Exit status: 0 when every run of DIR was judged again or copied; 1 when
-runs were kept out, or on an error; 2 on a usage error.
+runs were kept out, the judge failed on some, or on an error; 2 on a
+usage error.
 
 Flags:
 `
@@ -63,7 +75,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	// The reports are built from the records as score writes them,
 	// rather than from reading runs.jsonl back.
 	rep := report.NewStream(dir)
-	opts := rescore.DirOptions{Out: *out, Each: rep.Add}
+	opts := rescore.DirOptions{Out: *out, Each: rep.Add, Judge: openJudge}
 	if len(cases) > 0 {
 		opts.Cases = cases
 	}
@@ -83,6 +95,12 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// openJudge opens the judge of a re-scored directory's config, when a
+// judged answer needs it.
+func openJudge(cfg *schema.Config) (score.Asker, error) {
+	return engine.OpenJudge(context.Background(), cfg, nil)
+}
+
 // printScored says what was judged again and which verdicts changed.
 func printScored(w io.Writer, dir string, res *rescore.DirResult) {
 	fmt.Fprintf(w, "re-scored %s of %s", plural(res.Rescored, "run"), dir)
@@ -90,6 +108,9 @@ func printScored(w io.Writer, dir string, res *rescore.DirResult) {
 		fmt.Fprintf(w, " (and copied %s as they were)", plural(res.Errors, "error record"))
 	}
 	fmt.Fprintln(w)
+	if res.JudgeAsked+res.JudgeReused > 0 {
+		fmt.Fprintf(w, "  judged answers: asked the judge about %d whose input changed, reused %s\n", res.JudgeAsked, plural(res.JudgeReused, "stored verdict"))
+	}
 	same := 0
 	for _, c := range res.Cases {
 		if c.Changed() == 0 {
@@ -155,7 +176,10 @@ func warnScored(w io.Writer, res *rescore.DirResult) int {
 			fmt.Fprintf(w, "toolward score: dropped %d %s\n", d.n, d.what)
 		}
 	}
-	if res.KeptOut() > 0 {
+	if res.JudgeFailed > 0 {
+		fmt.Fprintf(w, "toolward score: the judge failed on %s (error records of kind judge, not model failures); score again to ask it again\n", plural(res.JudgeFailed, "run"))
+	}
+	if res.KeptOut() > 0 || res.JudgeFailed > 0 {
 		return 1
 	}
 	return 0

@@ -10,8 +10,13 @@
 // state probes changed, or whose record holds a value scoring reads only in part has
 // its runs kept out, for `toolward run --resume` to run again; records of
 // cases no longer in the case files are dropped, and error records copied
-// as they were. A record the new rules judge alike is copied as it was
-// read. DirResult counts each of these, and the changed verdicts per
+// as they were (but for those of kind judge, whose judge is asked
+// again). A judged answer ({$judge: RUBRIC}) keeps its stored verdict
+// while the judge's input digest stands; the others are put to the judge
+// DirOptions.Judge opens, once and only when one is needed: analysis
+// never links a model client, the caller hands the judge in. A record
+// the new rules judge alike is copied as it was read. DirResult counts
+// each of these, the judge's requests, and the changed verdicts per
 // case. Building the reports is the caller's (package report, from
 // DirOptions.Each).
 package rescore

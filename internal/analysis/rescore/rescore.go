@@ -2,6 +2,7 @@ package rescore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,6 +39,16 @@ type DirOptions struct {
 	// results.RunsSummary), for a reader that would otherwise read the
 	// file back, such as the reports (report.Stream).
 	Each func(rec *record.Record, whole func() (*record.Record, error))
+	// Judge opens the judge of the directory's config (config.json's
+	// judge), for judged answers ({$judge: RUBRIC}) whose stored verdict
+	// is not for the input the cases now give (an edited rubric). It is
+	// called at most once, and only when such an answer is met, so a
+	// directory whose verdicts all stand needs no judge server. nil
+	// means no judge: such a run becomes an error of kind judge.
+	Judge func(cfg *schema.Config) (score.Asker, error)
+	// Context bounds the judge's requests; nil means
+	// context.Background().
+	Context context.Context
 }
 
 // DirResult says what Dir did.
@@ -51,6 +62,13 @@ type DirResult struct {
 	// error records copied as they were (an infrastructure failure has no
 	// verdict to give).
 	Rescored, Errors int
+	// JudgeAsked counts the judged answers the judge was asked about
+	// (their input changed, or a run-time judge failed); JudgeReused
+	// those whose stored verdict stood.
+	JudgeAsked, JudgeReused int
+	// JudgeFailed counts the runs whose judge failed (after retries):
+	// error records of kind judge, never failures of the model.
+	JudgeFailed int
 	// Changed maps a case whose run-relevant part changed (prompt,
 	// system, messages, needs, avoid, user: its run ids are not the
 	// records') to the number of its records kept out: they were run
@@ -117,6 +135,10 @@ func Dir(dir string, opts DirOptions) (*DirResult, error) {
 	j, err := newRejudge(meta, opts.Cases)
 	if err != nil {
 		return nil, err
+	}
+	j.ctx, j.openJudge = opts.Context, opts.Judge
+	if j.ctx == nil {
+		j.ctx = context.Background()
 	}
 	out, err := createOut(dir, opts)
 	if err != nil {
@@ -206,6 +228,22 @@ type rejudge struct {
 	per   map[string]*CaseResult
 
 	planned, total int64 // the directory's plan over the cases now
+
+	ctx       context.Context
+	openJudge func(*schema.Config) (score.Asker, error) // DirOptions.Judge
+	asking    score.Asker                               // the judge, opened at the first judged answer to ask about
+	judgeErr  error
+}
+
+// asker returns the judge, opening it the first time.
+func (j *rejudge) asker() (score.Asker, error) {
+	if j.asking == nil && j.judgeErr == nil && j.openJudge != nil {
+		j.asking, j.judgeErr = j.openJudge(j.cfg)
+		if j.judgeErr != nil {
+			j.judgeErr = fmt.Errorf("the judge is needed for judged answers whose input changed: %w", j.judgeErr)
+		}
+	}
+	return j.asking, j.judgeErr
 }
 
 func newRejudge(meta *results.Meta, patterns []string) (*rejudge, error) {
@@ -265,7 +303,7 @@ func (j *rejudge) write(dir, out string, res *DirResult, each func(*record.Recor
 				res.Unknown++
 				return nil
 			}
-			before := judgement{rec.Outcome, rec.Reasons, rec.Rules, rec.Trace.TextCalls}
+			before := judgement{rec.Outcome, rec.Reasons, rec.Rules, rec.Trace.TextCalls, rec.Judged, rec.Error}
 			keep, err := j.judge(rec, res)
 			if err != nil || !keep {
 				return err
@@ -307,12 +345,15 @@ type judgement struct {
 	reasons   []matchers.Reason
 	rules     string
 	textCalls []matchers.TextCall
+	judged    []record.Judgement
+	err       *record.InfraError
 }
 
 // same reports whether rec holds the judgement j.
 func (j judgement) same(rec *record.Record) bool {
 	return j.outcome == rec.Outcome && j.rules == rec.Rules &&
-		reflect.DeepEqual(j.reasons, rec.Reasons) && reflect.DeepEqual(j.textCalls, rec.Trace.TextCalls)
+		reflect.DeepEqual(j.reasons, rec.Reasons) && reflect.DeepEqual(j.textCalls, rec.Trace.TextCalls) &&
+		reflect.DeepEqual(j.judged, rec.Judged) && reflect.DeepEqual(j.err, rec.Error)
 }
 
 // judge re-scores rec in place and reports whether it belongs in the new
@@ -330,13 +371,13 @@ func (j *rejudge) judge(rec *record.Record, res *DirResult) (bool, error) {
 		res.Changed[rec.Case]++
 		return false, nil
 	}
-	if rec.Outcome == record.Error {
-		res.Errors++
-		return true, nil
-	}
 	r, err := j.caseRules(rec.Case)
 	if err != nil {
 		return false, err
+	}
+	if rec.Outcome == record.Error && !judgeFailed(rec, r) {
+		res.Errors++
+		return true, nil
 	}
 	if r.StaleState(rec) {
 		res.Reprobe[rec.Case]++
@@ -350,11 +391,61 @@ func (j *rejudge) judge(rec *record.Record, res *DirResult) (bool, error) {
 		return true, nil // judged by these very rules, on the whole trace
 	}
 	before := *rec
+	if err := j.rejudgeAnswers(rec, r, res); err != nil {
+		return false, err
+	}
 	r.Score(rec)
 	res.Rescored++
 	j.count(&before, rec)
 	return true, nil
 }
+
+// judgeFailed reports whether rec is an error record only because its
+// judged answers had no verdict (kind judge) with its whole trace: the
+// judge, not the run, is asked again.
+func judgeFailed(rec *record.Record, r *score.Rules) bool {
+	return rec.Error != nil && rec.Error.Kind == score.KindJudge && r.HasJudge() && len(rec.Trace.Turns) > 0
+}
+
+// rejudgeAnswers gives rec a verdict for each judged answer of its cell:
+// the stored ones whose input stands, the judge's for the others.
+func (j *rejudge) rejudgeAnswers(rec *record.Record, r *score.Rules, res *DirResult) error {
+	if !r.HasJudge() {
+		return nil
+	}
+	if rec.Outcome == record.Error {
+		rec.Outcome, rec.Error = "", nil // judged afresh below
+	}
+	stale := r.StaleJudged(rec)
+	res.JudgeReused += len(r.Expect.Judged(rec.Cell)) - stale
+	var a score.Asker
+	if stale > 0 {
+		var err error
+		if a, err = j.asker(); err != nil {
+			return err
+		}
+	}
+	var err error
+	for range judgeAttempts {
+		var asked int
+		asked, err = r.Rejudge(j.ctx, rec, a)
+		res.JudgeAsked += asked
+		if err == nil || j.ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		// Score leaves an error record as it is: the run has no verdict.
+		rec.Outcome, rec.Reasons = record.Error, nil
+		rec.Error = &record.InfraError{Kind: score.KindJudge, Message: err.Error()}
+		res.JudgeFailed++
+	}
+	return j.ctx.Err()
+}
+
+// judgeAttempts is how many times score asks the judge about one run
+// before making it an error of kind judge.
+const judgeAttempts = 3
 
 // count adds one re-scored record to its case's tally.
 func (j *rejudge) count(before, after *record.Record) {
