@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -60,12 +59,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, diffUsage)
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 2 {
 		fs.Usage()

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -31,16 +29,11 @@ Flags:
 `
 
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, exportUsage); fs.PrintDefaults() }
+	fs := newFlags("export", exportUsage, true, stderr)
 	format := fs.String("format", "csv", "output format: csv")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "toolward export: want one result directory DIR")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -55,17 +53,12 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward import: unknown format %q (known: bfcl)\n", args[0])
 		return 2
 	}
-	fs := flag.NewFlagSet("import bfcl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, importUsage); fs.PrintDefaults() }
+	fs := newFlags("import bfcl", importUsage, true, stderr)
 	out := fs.String("out", "", "write the suite to `DIR` (must not exist or be empty)")
 	cats := fs.String("categories", "", "import only these comma-separated `categories` (default: every single-turn one found)")
-	pos, err := parseInterspersed(fs, args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, code, ok := parseArgs(fs, args[1:])
+	if !ok {
+		return code
 	}
 	switch {
 	case len(pos) != 1:

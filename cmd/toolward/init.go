@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -75,9 +74,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 
 func parseInitFlags(args []string, stderr io.Writer) (*initFlags, int) {
 	f := &initFlags{}
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, initUsage); fs.PrintDefaults() }
+	fs := newFlags("init", initUsage, true, stderr)
 	serverCommand := fs.String("server-command", "", "start the server as the stdio subprocess `'CMD ARG…'` (split at spaces)")
 	fs.StringVar(&f.url, "url", "", "connect to the streamable HTTP server at `URL`")
 	fs.Var(&f.headers, "header", "send HTTP header `K=V` with --url (repeatable; written to the configs)")
@@ -96,12 +93,9 @@ func parseInitFlags(args []string, stderr io.Writer) (*initFlags, int) {
 			break
 		}
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return nil, code
 	}
 	if *serverCommand != "" {
 		if len(cmd) > 0 {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -29,15 +27,10 @@ still written).
 `
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage) }
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs := newFlags("merge", mergeUsage, false, stderr)
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) < 2 {
 		fmt.Fprintln(stderr, "toolward merge: want OUT and at least one DIR")
@@ -54,7 +47,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "merged %d directories: %d runs (%d error), %d duplicates dropped\n", len(dirs), res.Runs, res.Errors, res.Duplicates)
-	code := 0
+	code = 0
 	if res.Bad > 0 {
 		fmt.Fprintf(stderr, "toolward merge: skipped %d unreadable lines (a crash mid-write, or a line over %d bytes)\n", res.Bad, record.MaxLineBytes)
 	}

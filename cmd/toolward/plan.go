@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -35,20 +33,15 @@ Flags:
 `
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, planUsage); fs.PrintDefaults() }
+	fs := newFlags("plan", planUsage, true, stderr)
 	var filters multiFlag
 	fs.Var(&filters, "filter", "keep runs whose `key=glob` matches (repeatable)")
 	shard := fs.String("shard", "", "only shard `i/n` of the plan")
 	list := fs.Bool("list", false, "print the runs, one per line: id case "+strings.Join(axisNames(), " "))
 	estimate := fs.String("estimate", "", "estimate the job's cost from the token counts of result directory `DIR`")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "toolward plan: want one CONFIG")

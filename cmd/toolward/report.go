@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -27,15 +25,10 @@ be a regular file of at most %d MiB, runs.jsonl a regular file.
 `
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, reportUsage, record.MaxLineBytes>>20, results.MaxMetaBytes>>20) }
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return 2
+	fs := newFlags("report", fmt.Sprintf(reportUsage, record.MaxLineBytes>>20, results.MaxMetaBytes>>20), false, stderr)
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
 		fs.Usage()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -62,37 +61,6 @@ on a usage error.
 Flags:
 `
 
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
-
-// parseInterspersed parses flags that may come before or after positional
-// arguments ("run configs/x.cue -j 4"), returning the positionals. Every
-// argument after a literal "--" is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var tail []string
-	for i, a := range args {
-		if a == "--" {
-			args, tail = args[:i], args[i+1:]
-			break
-		}
-	}
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return append(pos, tail...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fl, code, ok := parseRunFlags(args, stderr)
 	if !ok {
@@ -150,9 +118,7 @@ type runFlags struct {
 // command ends with code (0 for -h, 2 for a usage error, said on stderr).
 func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok bool) {
 	fl = &runFlags{}
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, runUsage, abortGrace, engine.HugePlan); fs.PrintDefaults() }
+	fs := newFlags("run", fmt.Sprintf(runUsage, abortGrace, engine.HugePlan), true, stderr)
 	fl.workers = fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
 	fl.outDir = fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
 	fl.resume = fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error, or whose case changed what the model sees); runs whose case changed only how they are judged are re-scored")
@@ -166,12 +132,9 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 	fl.noContextCheck = fs.Bool("no-context-check", false, "skip measuring, before any run, whether each model's longest prompt per tool subset, and the simulated user's opening prompt, fit their context (runs whose prompt the server cuts are then recorded as context_truncated errors)")
 	fl.minPass = fs.Float64("min-pass-rate", -1, "exit 1 when the pass rate over scored runs is below `F` (0..1)")
 	fl.maxFail = fs.Int("max-fail", -1, "exit 1 when more than `N` runs of the result directory fail (0: any failing run fails the command; -1: no limit)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0, false
-		}
-		return nil, 2, false
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return nil, code, false
 	}
 	switch {
 	case len(pos) == 1:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -23,16 +22,11 @@ replay cassette files.
 `
 
 func runSchema(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, schemaUsage) }
+	fs := newFlags("schema", schemaUsage, false, stderr)
 	js := fs.Bool("jsonschema", false, "print a JSON Schema (draft-07) for case files")
 	cassette := fs.Bool("cassette", false, "with --jsonschema: the JSON Schema of cassette files")
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+		return exitCode(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "toolward schema: unexpected argument %q\n", fs.Arg(0))

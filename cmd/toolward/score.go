@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -53,18 +51,13 @@ Flags:
 `
 
 func runScore(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, scoreUsage); fs.PrintDefaults() }
+	fs := newFlags("score", scoreUsage, true, stderr)
 	var cases multiFlag
 	fs.Var(&cases, "cases", "judge with the case files matching `PATTERN` (** allowed) instead of DIR's config's; repeatable")
 	out := fs.String("out", "", "write the new result directory to `NEWDIR` (new or empty); default: a new UTC-stamped directory beside DIR")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "toolward score: want one result directory DIR")
@@ -85,7 +78,7 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	printScored(stdout, dir, res)
-	code := warnScored(stderr, res)
+	code = warnScored(stderr, res)
 	sum, err := rep.Build(res.Out)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward score: building the reports:", err)

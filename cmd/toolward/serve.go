@@ -81,9 +81,7 @@ func (r *repeated) String() string     { return fmt.Sprint(*r) }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, serveUsage) }
+	fs := newFlags("serve", serveUsage, false, stderr)
 	var catalogs repeated
 	httpAddr := fs.String("http", "", "")
 	allowRemote := fs.Bool("allow-remote", false, "")
@@ -103,10 +101,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxConns := fs.Int("max-conns", mcpserver.DefaultMaxConns, "")
 	sessionIdle := fs.Duration("session-idle", mcpserver.DefaultSessionIdleTTL, "")
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+		return exitCode(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "toolward serve: unexpected argument %q\n", fs.Arg(0))

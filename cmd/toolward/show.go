@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -44,20 +42,15 @@ Flags:
 `
 
 func runShow(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("show", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, showUsage); fs.PrintDefaults() }
+	fs := newFlags("show", showUsage, true, stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	caseID := fs.String("case", "", "show the runs of the cases matching `ID` (a glob)")
 	limit := fs.Int("limit", 20, "show at most `N` runs (0: all)")
 	var filters multiFlag
 	fs.Var(&filters, "filter", "with --case: keep runs whose `key=glob` matches (repeatable; outcome=fail too)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	usageErr := func(msg string) int {
 		fmt.Fprintln(stderr, "toolward show:", msg)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -120,9 +119,7 @@ func runTools(args []string, stdout, stderr io.Writer) int {
 // command must stop (help, usage error).
 func parseToolsFlags(args []string, stderr io.Writer) (*toolsFlags, int) {
 	tf := &toolsFlags{}
-	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, toolsUsage); fs.PrintDefaults() }
+	fs := newFlags("tools", toolsUsage, true, stderr)
 	fs.StringVar(&tf.url, "url", "", "connect to the streamable HTTP server at `URL`")
 	fs.Var(&tf.headers, "header", "send HTTP header `K=V` with --url (repeatable)")
 	fs.StringVar(&tf.oauthID, "oauth-client-id", "", "with --url: get a token by OAuth client credentials as client `ID` (server.oauth)")
@@ -145,12 +142,9 @@ func parseToolsFlags(args []string, stderr io.Writer) (*toolsFlags, int) {
 			return nil, 2
 		}
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return nil, code
 	}
 	tf.command = cmd
 	if len(pos) > 1 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -53,17 +52,12 @@ formats. Exits 0 when clean, 1 on any mistake, 2 on a usage error.
 `
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, validateUsage) }
+	fs := newFlags("validate", validateUsage, false, stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	online := fs.Bool("online", false, "also check tool names against each config's live MCP server")
 	timeout := fs.Duration("timeout", toolsTimeout, "with --online, give up connecting to a server after `D`")
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+		return exitCode(err)
 	}
 	if *timeout <= 0 {
 		fmt.Fprintf(stderr, "toolward validate: --timeout must be positive, got %s\n", *timeout)

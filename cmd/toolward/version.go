@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -23,15 +22,10 @@ result directory's config.json.
 `
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, versionUsage) }
+	fs := newFlags("version", versionUsage, false, stderr)
 	format := fs.String("format", "text", "")
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+		return exitCode(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "toolward version: unexpected argument %q\n", fs.Arg(0))

@@ -143,8 +143,8 @@ func (b *Backend) send(ctx context.Context, body []byte, doing, model string) (*
 	if resp.StatusCode/100 != 2 {
 		return nil, b.statusError(resp, doing, model)
 	}
-	a := &accumulator{limit: b.limit}
-	if err := readStream(resp.Body, a); err != nil && !errors.Is(err, errCut) {
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
+	if err := readStream(resp.Body, a); err != nil && !errors.Is(err, backend.ErrCut) {
 		return nil, b.readError(ctx, err, doing)
 	}
 	out := &backend.Response{Message: a.message(), DoneReason: a.doneReason()}

@@ -27,8 +27,6 @@ const MaxReplyCalls = 1024
 const MaxReplyBlocks = 4 * MaxReplyCalls
 
 var (
-	// errCut stops reading a reply that reached a limit.
-	errCut = errors.New("reply size limit reached")
 	// errBrokenStream is a stream that ended before message_stop.
 	errBrokenStream = errors.New("stream ended before message_stop")
 	// errJunk is a stream that sent more bytes carrying no reply (SSE
@@ -43,13 +41,13 @@ var (
 type accumulator struct {
 	blocks []blockAcc
 	// byIndex maps an event's block index to its position in blocks.
-	byIndex     map[int]int
-	calls       int
-	stop        string
-	usage       usage
-	size, limit int
-	cut, done   bool
-	thinking    bool // some block is thinking or redacted_thinking
+	byIndex map[int]int
+	calls   int
+	stop    string
+	usage   usage
+	done    bool
+	backend.ReplyBudget
+	thinking bool // some block is thinking or redacted_thinking
 }
 
 type blockAcc struct {
@@ -63,19 +61,7 @@ type blockAcc struct {
 	stopped   bool
 }
 
-// room returns how many of n more bytes fit, marking the reply cut when
-// not all do.
-func (a *accumulator) room(n int) int {
-	left := a.limit - a.size
-	if n > left {
-		a.cut = true
-		n = max(left, 0)
-	}
-	a.size += n
-	return n
-}
-
-// add folds one event in. It returns errCut once the reply reached a
+// add folds one event in. It returns backend.ErrCut once the reply reached a
 // limit, the server's *apiError for an error event, and reports in junk
 // whether the event carried nothing for the reply (a ping, an unknown
 // type).
@@ -98,13 +84,13 @@ func (a *accumulator) add(e *event) (junk bool, err error) {
 		d := e.Delta
 		switch d.Type {
 		case "text_delta":
-			b.text.WriteString(d.Text[:a.room(len(d.Text))])
+			b.text.WriteString(a.Keep(d.Text))
 		case "thinking_delta":
-			b.text.WriteString(d.Thinking[:a.room(len(d.Thinking))])
+			b.text.WriteString(a.Keep(d.Thinking))
 		case "input_json_delta":
-			b.input = append(b.input, d.PartialJSON[:a.room(len(d.PartialJSON))]...)
+			b.input = append(b.input, a.Keep(d.PartialJSON)...)
 		case "signature_delta":
-			b.signature = append(b.signature, d.Signature[:a.room(len(d.Signature))]...)
+			b.signature = append(b.signature, a.Keep(d.Signature)...)
 		default:
 			junk = true // citations and deltas of later API versions
 		}
@@ -132,8 +118,8 @@ func (a *accumulator) add(e *event) (junk bool, err error) {
 	default:
 		junk = true // ping, and event types of later API versions
 	}
-	if a.cut {
-		return junk, errCut
+	if a.Cut {
+		return junk, backend.ErrCut
 	}
 	return junk, nil
 }
@@ -142,7 +128,7 @@ func (a *accumulator) add(e *event) (junk bool, err error) {
 // already holds as many blocks (or tool calls) as it may.
 func (a *accumulator) start(i int, cb *block) {
 	if len(a.blocks) >= MaxReplyBlocks || (cb.Type == "tool_use" && a.calls >= MaxReplyCalls) {
-		a.cut = true
+		a.Cut = true
 		return
 	}
 	if a.byIndex == nil {
@@ -155,17 +141,17 @@ func (a *accumulator) start(i int, cb *block) {
 	case "tool_use":
 		a.calls++
 		b.id = cb.ID
-		b.name = cb.Name[:a.room(len(cb.Name))]
-		b.initial = append(json.RawMessage(nil), cb.Input[:a.room(len(cb.Input))]...)
+		b.name = a.Keep(cb.Name)
+		b.initial = append(json.RawMessage(nil), cb.Input[:a.Room(len(cb.Input))]...)
 	case "text":
-		b.text.WriteString(cb.Text[:a.room(len(cb.Text))])
+		b.text.WriteString(a.Keep(cb.Text))
 	case "thinking":
 		a.thinking = true
-		b.text.WriteString(cb.Thinking[:a.room(len(cb.Thinking))])
-		b.signature = append(b.signature, cb.Signature[:a.room(len(cb.Signature))]...)
+		b.text.WriteString(a.Keep(cb.Thinking))
+		b.signature = append(b.signature, a.Keep(cb.Signature)...)
 	case "redacted_thinking":
 		a.thinking = true
-		b.data = cb.Data[:a.room(len(cb.Data))]
+		b.data = a.Keep(cb.Data)
 	}
 }
 
@@ -257,7 +243,7 @@ func objectOrEmpty(raw json.RawMessage) json.RawMessage {
 // which is then malformed); refusal and pause_turn stay as they are. A
 // reply cut by toolward's limits is DoneReplyLimit.
 func (a *accumulator) doneReason() string {
-	if a.cut {
+	if a.Cut {
 		return DoneReplyLimit
 	}
 	switch a.stop {
@@ -280,13 +266,13 @@ func (a *accumulator) tokens() (in, out int) {
 
 // readStream reads a Messages API event stream into a. It returns nil at
 // message_stop (or at the end of a stream that gave its stop reason),
-// errCut when the reply reached a limit, errBrokenStream when the stream
+// backend.ErrCut when the reply reached a limit, errBrokenStream when the stream
 // ended early, errJunk for a stream of bytes that carry no reply, and the
 // server's *apiError for an error event.
 func readStream(body io.Reader, a *accumulator) error {
 	r := backend.GetSSE(body)
 	defer backend.PutSSE(r)
-	maxEvent, maxJunk := a.limit+backend.SSEPooledCap, a.limit
+	maxEvent, maxJunk := a.Limit+backend.SSEPooledCap, a.Limit
 	// junk counts the bytes read that carried no reply: comments, blank
 	// lines that end no event, the event:, id: and retry: lines of events
 	// without data, pings and events of unknown types. (The event's type
@@ -307,7 +293,7 @@ func readStream(body io.Reader, a *accumulator) error {
 			return addJunk(n)
 		case string(field) == "event" || string(field) == "id" || string(field) == "retry":
 			if fields += len(line) + 1; fields > maxEvent {
-				return errCut
+				return backend.ErrCut
 			}
 			return nil
 		default: // comments (": keep-alive") and unknown fields
@@ -324,9 +310,9 @@ func readStream(body io.Reader, a *accumulator) error {
 				return nil
 			}
 			return errBrokenStream
-		case errors.Is(err, errCut) || errors.Is(err, backend.ErrEventTooLong) || errors.Is(err, backend.ErrFieldTooLong):
-			a.cut = true // one event longer than the whole reply may be
-			return errCut
+		case errors.Is(err, backend.ErrCut) || errors.Is(err, backend.ErrEventTooLong) || errors.Is(err, backend.ErrFieldTooLong):
+			a.Cut = true // one event longer than the whole reply may be
+			return backend.ErrCut
 		case err != nil:
 			return err
 		}

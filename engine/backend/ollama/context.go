@@ -37,12 +37,12 @@ func (b *Backend) countPrompt(ctx context.Context, creq *api.ChatRequest, tools 
 	if numCtx > 0 {
 		c.Options["num_ctx"] = numCtx
 	}
-	r := &reply{limit: b.limit}
+	r := &reply{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
 	err := b.postChat(ctx, &c, tools, r)
 	if tooLong(err) && numCtx > 0 {
 		return numCtx, nil
 	}
-	if err != nil && err != errCut {
+	if err != nil && err != backend.ErrCut {
 		return 0, err
 	}
 	if r.final == nil {

@@ -238,13 +238,13 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 		return nil, err
 	}
 	start := time.Now()
-	r := &reply{limit: b.limit}
+	r := &reply{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
 	err = b.postChat(ctx, creq, tools, r)
 	latency := time.Since(start)
 	if tooLong(err) {
 		return nil, b.truncated(req.Model, b.fit(ctx, req, creq, tools, 0, true), true)
 	}
-	if err != nil && !errors.Is(err, errCut) {
+	if err != nil && !errors.Is(err, backend.ErrCut) {
 		return nil, b.mapError(ctx, err, "chat with "+req.Model, req.Model)
 	}
 	resp := &backend.Response{
@@ -257,7 +257,7 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 		Latency: latency,
 	}
 	switch {
-	case r.cut:
+	case r.Cut:
 		resp.DoneReason = DoneReplyLimit
 	case r.final == nil:
 		return nil, &backend.Error{Kind: backend.KindUnavailable, Retryable: true,

@@ -58,9 +58,6 @@ const (
 	maxErrorBody = backend.MaxErrorBody
 )
 
-// errCut stops reading a reply that reached its size limit.
-var errCut = errors.New("reply size limit reached")
-
 var userAgent = fmt.Sprintf("toolward (%s %s) Go/%s", runtime.GOARCH, runtime.GOOS, runtime.Version())
 
 // reply accumulates one streamed chat reply, keeping at most limit bytes
@@ -69,20 +66,19 @@ type reply struct {
 	content, thinking strings.Builder
 	calls             []backend.ToolCall
 	final             *api.ChatResponse
-	size, limit       int
-	cut               bool
+	backend.ReplyBudget
 }
 
-// add folds one chunk into r. It returns errCut once the reply is full,
+// add folds one chunk into r. It returns backend.ErrCut once the reply is full,
 // and an error for arguments that cannot be encoded.
 func (r *reply) add(c *api.ChatResponse) error {
 	r.text(&r.content, c.Message.Content)
 	r.text(&r.thinking, c.Message.Thinking)
 	for _, tc := range c.Message.ToolCalls {
 		if len(r.calls) >= MaxReplyCalls {
-			r.cut = true
+			r.Cut = true
 		}
-		if r.cut {
+		if r.Cut {
 			break // nothing more fits, not even a name
 		}
 		args, err := tc.Function.Arguments.MarshalJSON()
@@ -90,30 +86,18 @@ func (r *reply) add(c *api.ChatResponse) error {
 			return fmt.Errorf("encoding arguments of %s: %w", tc.Function.Name, err)
 		}
 		name := tc.Function.Name
-		name = name[:r.room(len(name))]
-		r.calls = append(r.calls, backend.ToolCall{Name: name, Arguments: args[:r.room(len(args))]})
+		name = r.Keep(name)
+		r.calls = append(r.calls, backend.ToolCall{Name: name, Arguments: args[:r.Room(len(args))]})
 	}
 	if c.Done {
 		f := *c
 		f.Message = api.Message{}
 		r.final = &f
 	}
-	if r.cut {
-		return errCut
+	if r.Cut {
+		return backend.ErrCut
 	}
 	return nil
-}
-
-// room returns how many of n more bytes fit, marking the reply cut when
-// not all do.
-func (r *reply) room(n int) int {
-	left := r.limit - r.size
-	if n > left {
-		r.cut = true
-		n = max(left, 0)
-	}
-	r.size += n
-	return n
 }
 
 // text appends what fits of s to b, cut on a UTF-8 boundary.
@@ -121,7 +105,7 @@ func (r *reply) text(b *strings.Builder, s string) {
 	if s == "" {
 		return
 	}
-	n := r.room(len(s))
+	n := r.Room(len(s))
 	for back := 0; n < len(s) && n > 0 && back < utf8.UTFMax-1 && !utf8.RuneStart(s[n]); back++ {
 		n-- // at most the start of one rune back: invalid UTF-8 cuts anywhere
 	}
@@ -147,12 +131,12 @@ func putLineReader(l *lineReader) {
 	lineReaders.Put(l)
 }
 
-// next reads one line (backend.Lines.Next), errCut for a line longer
+// next reads one line (backend.Lines.Next), backend.ErrCut for a line longer
 // than limit, which it does not hold in memory whole.
 func (l *lineReader) next(limit int) ([]byte, error) {
 	line, err := l.lines.Next(limit)
 	if errors.Is(err, backend.ErrLineTooLong) {
-		return nil, errCut
+		return nil, backend.ErrCut
 	}
 	return line, err
 }
@@ -165,7 +149,7 @@ type chatLine struct {
 
 // readChat reads an NDJSON chat stream into r up to its final chunk
 // (done: true) or its end, whichever comes first: what a server sends
-// after the final chunk is not read here. It returns errCut when the
+// after the final chunk is not read here. It returns backend.ErrCut when the
 // reply is full, an error carrying the message of an {"error": …} line,
 // and a garbled-line error wrapping the JSON error.
 func readChat(body io.Reader, r *reply) error {
@@ -174,20 +158,20 @@ func readChat(body io.Reader, r *reply) error {
 	var c chatLine
 	noise := 0 // bytes of blank lines since the last chunk
 	for {
-		room := r.limit - r.size + lineSlack
+		room := r.Limit - r.Size + lineSlack
 		line, err := lr.next(room)
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil
-		case errors.Is(err, errCut):
+		case errors.Is(err, backend.ErrCut):
 			// A line longer than what the reply may still hold: the
 			// model's if it is cut inside what a model writes.
 			if !backend.CutInside(lr.lines.Partial(), modelParts...) {
 				return &backend.StreamFault{What: fmt.Sprintf("a line of more than %d bytes, cut outside the reply's text and tool calls", room)}
 			}
 			salvageCalls(lr.lines.Partial(), r)
-			r.cut = true
-			return errCut
+			r.Cut = true
+			return backend.ErrCut
 		case err != nil:
 			return err
 		}
@@ -243,7 +227,7 @@ func salvageCalls(prefix []byte, r *reply) {
 		c.Message.ToolCalls = append(c.Message.ToolCalls, tc)
 	}
 	r.add(&c)
-	r.cut = true
+	r.Cut = true
 }
 
 // enter moves dec, at the start of an object, to the value of its member

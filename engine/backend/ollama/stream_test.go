@@ -268,8 +268,8 @@ func TestLineReaderBounded(t *testing.T) {
 	if l, err := lr.next(limit); err != nil || string(l) != "short" {
 		t.Fatalf("first line %q %v", l, err)
 	}
-	if _, err := lr.next(limit); !errors.Is(err, errCut) {
-		t.Fatalf("long line: error %v, want errCut", err)
+	if _, err := lr.next(limit); !errors.Is(err, backend.ErrCut) {
+		t.Fatalf("long line: error %v, want backend.ErrCut", err)
 	}
 	if c := cap(lr.lines.Partial()); c > 2*(limit+readBufSize) {
 		t.Errorf("long-line buffer grew to %d bytes for a limit of %d", c, limit)

@@ -50,8 +50,8 @@ func (b *Backend) MeasurePrompt(ctx context.Context, req *backend.Request) (*bac
 	if resp.StatusCode/100 != 2 {
 		return nil, b.statusError(resp, doing, req.Model)
 	}
-	a := &accumulator{limit: b.limit}
-	if err := readWhole(resp.Body, a); err != nil && err != errCut {
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
+	if err := readWhole(resp.Body, a); err != nil && err != backend.ErrCut {
 		return nil, b.readError(ctx, err, doing)
 	}
 	f := &backend.PromptFit{}

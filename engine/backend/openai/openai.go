@@ -132,14 +132,14 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 	if resp.StatusCode/100 != 2 {
 		return nil, b.statusError(resp, doing, req.Model)
 	}
-	a := &accumulator{limit: b.limit}
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
 	if b.cfg.NoStream {
 		err = readWhole(resp.Body, a)
 	} else {
 		err = readStream(resp.Body, a)
 	}
 	latency := time.Since(start)
-	if err != nil && !errors.Is(err, errCut) {
+	if err != nil && !errors.Is(err, backend.ErrCut) {
 		return nil, b.readError(ctx, err, doing)
 	}
 	out := &backend.Response{Message: a.message(), Latency: latency, DoneReason: a.doneReason()}
@@ -168,13 +168,13 @@ func (b *Backend) post(ctx context.Context, body []byte, stream bool) (*http.Res
 // readWhole decodes a non-streamed reply. A body past the reply limit is
 // not decoded: the reply is empty and cut.
 func readWhole(body io.Reader, a *accumulator) error {
-	data, err := io.ReadAll(io.LimitReader(body, int64(a.limit)+pooledCap+1))
+	data, err := io.ReadAll(io.LimitReader(body, int64(a.Limit)+pooledCap+1))
 	if err != nil {
 		return err
 	}
-	if len(data) > a.limit+pooledCap {
-		a.cut = true
-		return errCut
+	if len(data) > a.Limit+pooledCap {
+		a.Cut = true
+		return backend.ErrCut
 	}
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {

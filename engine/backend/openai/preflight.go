@@ -217,7 +217,7 @@ func (b *Backend) probe(ctx context.Context, model string) error {
 		return b.statusError(resp, doing, model)
 	}
 	head := &headBuffer{max: 120}
-	if err := readWhole(io.TeeReader(resp.Body, head), &accumulator{limit: b.limit}); err != nil && !errors.Is(err, errCut) {
+	if err := readWhole(io.TeeReader(resp.Body, head), &accumulator{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}); err != nil && !errors.Is(err, backend.ErrCut) {
 		if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") || bytes.HasPrefix(bytes.TrimSpace(head.b), []byte("data:")) {
 			return &backend.Error{Kind: backend.KindBadRequest, Err: err,
 				Msg: fmt.Sprintf("%s: %s: the server answered with an event stream (Content-Type %q, starting %q) to a request that said stream: false; it does not honour stream: false (a proxy or server setting?)", b.where(), doing, ct, head.b)}

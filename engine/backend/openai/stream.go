@@ -24,9 +24,6 @@ const DoneReplyLimit = backend.DoneReplyLimit
 // sees it.
 const MaxReplyCalls = 1024
 
-// errCut stops reading a reply that reached the size limit.
-var errCut = errors.New("reply size limit reached")
-
 // errBrokenStream is a stream that ended before its end.
 var errBrokenStream = errors.New("stream ended before the final event")
 
@@ -40,7 +37,7 @@ const (
 
 // nextEvent returns the data of the next event of r (backend.SSE.Next),
 // valid until the next call. It returns io.EOF at the end of the stream,
-// errCut for an event longer than maxEvent cut inside what the model
+// backend.ErrCut for an event longer than maxEvent cut inside what the model
 // writes, and a *backend.StreamFault for one cut elsewhere, for a line
 // longer than maxEvent that is not data, or for more than
 // backend.MaxNoiseBytes of lines that carry no data (comments, other
@@ -73,11 +70,11 @@ var modelParts = []backend.ModelPart{
 }
 
 // cut judges an event whose data (its beginning) ran past maxEvent:
-// errCut when it is cut inside what the model writes, else a
+// backend.ErrCut when it is cut inside what the model writes, else a
 // *backend.StreamFault.
 func cut(data []byte, maxEvent int) error {
 	if backend.CutInside(data, modelParts...) {
-		return errCut
+		return backend.ErrCut
 	}
 	return &backend.StreamFault{What: fmt.Sprintf("an event of more than %d bytes, cut outside the reply's text and tool calls", maxEvent)}
 }
@@ -90,12 +87,11 @@ type accumulator struct {
 	calls             []callAcc
 	// byIndex holds, for each index, the position in calls of the last
 	// call with it, so that a fragment finds its call in constant time.
-	byIndex     map[int]int
-	finish      string
-	usage       *usage
-	model       string
-	size, limit int
-	cut         bool
+	byIndex map[int]int
+	finish  string
+	usage   *usage
+	model   string
+	backend.ReplyBudget
 }
 
 type callAcc struct {
@@ -104,7 +100,7 @@ type callAcc struct {
 	args []byte
 }
 
-// add folds one chunk in. It returns errCut once the reply reached the
+// add folds one chunk in. It returns backend.ErrCut once the reply reached the
 // limit, and a *backend.Error for an error the server reported inside the
 // stream.
 func (a *accumulator) add(c *chunk) error {
@@ -140,30 +136,18 @@ func (a *accumulator) add(c *chunk) error {
 				return err
 			}
 		}
-		if a.cut {
-			return errCut
+		if a.Cut {
+			return backend.ErrCut
 		}
 	}
 	return nil
-}
-
-// room returns how many of n more bytes fit, marking the reply cut when
-// not all do.
-func (a *accumulator) room(n int) int {
-	left := a.limit - a.size
-	if n > left {
-		a.cut = true
-		n = max(left, 0)
-	}
-	a.size += n
-	return n
 }
 
 func (a *accumulator) text(b *strings.Builder, s string) {
 	if s == "" {
 		return
 	}
-	b.WriteString(s[:a.room(len(s))])
+	b.WriteString(a.Keep(s))
 }
 
 // call joins a tool call fragment to its call: the last call with its
@@ -185,13 +169,13 @@ func (a *accumulator) call(d *deltaCall) error {
 	// A name is sent once, in the first fragment; a server that repeats
 	// it whole is not taken to mean a longer name.
 	if n := d.Function.Name; n != "" && n != c.name {
-		c.name += n[:a.room(len(n))]
+		c.name += a.Keep(n)
 	}
 	frag, err := argText(d.Function.Arguments)
 	if err != nil {
 		return err
 	}
-	c.args = append(c.args, frag[:a.room(len(frag))]...)
+	c.args = append(c.args, frag[:a.Room(len(frag))]...)
 	return nil
 }
 
@@ -213,7 +197,7 @@ func (a *accumulator) find(d *deltaCall) *callAcc {
 // returns nil when it already holds MaxReplyCalls calls.
 func (a *accumulator) start(d *deltaCall) *callAcc {
 	if len(a.calls) >= MaxReplyCalls {
-		a.cut = true
+		a.Cut = true
 		return nil
 	}
 	idx := len(a.calls)
@@ -261,7 +245,7 @@ func (a *accumulator) message() backend.Message {
 }
 
 func (a *accumulator) doneReason() string {
-	if a.cut {
+	if a.Cut {
 		return DoneReplyLimit
 	}
 	return a.finish
@@ -269,12 +253,12 @@ func (a *accumulator) doneReason() string {
 
 // readStream reads a server-sent event stream into a. It returns nil at
 // data: [DONE] (or at the end of a stream that gave its finish reason),
-// errCut when the reply reached the limit, errBrokenStream when the stream
+// backend.ErrCut when the reply reached the limit, errBrokenStream when the stream
 // ended early, and the server's *apiError for an error event.
 func readStream(body io.Reader, a *accumulator) error {
 	r := backend.GetSSE(body)
 	defer backend.PutSSE(r)
-	maxEvent := a.limit + pooledCap
+	maxEvent := a.Limit + pooledCap
 	var c chunk
 	for {
 		data, err := nextEvent(r, maxEvent)
@@ -284,8 +268,8 @@ func readStream(body io.Reader, a *accumulator) error {
 				return nil
 			}
 			return errBrokenStream
-		case errors.Is(err, errCut):
-			a.cut = true // one event longer than the whole reply may be
+		case errors.Is(err, backend.ErrCut):
+			a.Cut = true // one event longer than the whole reply may be
 			return err
 		case err != nil:
 			return err

@@ -25,7 +25,7 @@ func readFile(t *testing.T, name string) []byte {
 
 // TestWireTranscripts reads the bodies a real Ollama's /v1 sent.
 func TestWireTranscripts(t *testing.T) {
-	a := &accumulator{limit: 1 << 20}
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(bytes.NewReader(readFile(t, "v1-chat-stream-turn1.body")), a); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestWireTranscripts(t *testing.T) {
 		t.Errorf("turn 1: %+v, done %q, usage %v", m, a.doneReason(), a.usage)
 	}
 
-	a = &accumulator{limit: 1 << 20}
+	a = &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(bytes.NewReader(readFile(t, "v1-chat-stream-turn2.body")), a); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestWireTranscripts(t *testing.T) {
 		t.Errorf("turn 2: %+v, done %q, usage %+v", m, a.doneReason(), a.usage)
 	}
 
-	a = &accumulator{limit: 1 << 20}
+	a = &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readWhole(bytes.NewReader(readFile(t, "v1-chat-nostream-turn1.body")), a); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ data: {"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}
 data: [DONE]
 
 `
-	a := &accumulator{limit: 1 << 20}
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(strings.NewReader(stream), a); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ data: {"choices":[{"index":0,"delta":{"tool_calls":[{"id":"c2","index":0,"type":
 data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
 
 `
-	a = &accumulator{limit: 1 << 20}
+	a = &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(strings.NewReader(sameIndex), a); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
 data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"r","function":{"name":"calc","arguments":":3}"}}]},"finish_reason":"tool_calls"}]}
 
 `
-	a = &accumulator{limit: 1 << 20}
+	a = &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(strings.NewReader(repeated), a); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"r","function":{"name"
 	noIndex := "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"x\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\n" +
 		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\":1}\"}}]}}]}\n\n" +
 		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"y\",\"function\":{\"name\":\"g\",\"arguments\":{\"b\":2}}}]},\"finish_reason\":\"tool_calls\"}]}\n\n"
-	a = &accumulator{limit: 1 << 20}
+	a = &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(strings.NewReader(noIndex), a); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestStreamEnds(t *testing.T) {
 		{"empty data", "data:\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\n", func(err error) bool { return err == nil }},
 		{"CRLF", "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n", func(err error) bool { return err == nil }},
 	} {
-		err := readStream(strings.NewReader(tc.stream), &accumulator{limit: 1 << 20})
+		err := readStream(strings.NewReader(tc.stream), &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}})
 		if !tc.want(err) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
@@ -170,27 +170,27 @@ func TestReplyLimit(t *testing.T) {
 		sb.WriteString(`data: {"choices":[{"delta":{"content":"0123456789"}}]}` + "\n\n")
 	}
 	sb.WriteString(`data: {"choices":[{"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
-	a := &accumulator{limit: 95}
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 95}}
 	err := readStream(strings.NewReader(sb.String()), a)
-	if !errors.Is(err, errCut) || a.content.Len() != 95 || a.doneReason() != DoneReplyLimit {
+	if !errors.Is(err, backend.ErrCut) || a.content.Len() != 95 || a.doneReason() != DoneReplyLimit {
 		t.Fatalf("err %v, kept %d bytes, done %q", err, a.content.Len(), a.doneReason())
 	}
 
 	args := `data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\": \"0123456789"}}]}}]}` + "\n\n"
-	a = &accumulator{limit: 10}
+	a = &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 10}}
 	readStream(strings.NewReader(args), a)
-	if m := a.message(); len(m.ToolCalls) != 1 || string(m.ToolCalls[0].Arguments) != `{"x": "01` || !a.cut {
+	if m := a.message(); len(m.ToolCalls) != 1 || string(m.ToolCalls[0].Arguments) != `{"x": "01` || !a.Cut {
 		t.Fatalf("cut call %+v", m.ToolCalls)
 	}
 
 	huge := `data: {"choices":[{"delta":{"content":"` + strings.Repeat("x", 200<<10) + "\n\n"
-	a = &accumulator{limit: 1024}
-	if err := readStream(strings.NewReader(huge), a); !errors.Is(err, errCut) {
+	a = &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1024}}
+	if err := readStream(strings.NewReader(huge), a); !errors.Is(err, backend.ErrCut) {
 		t.Fatalf("a 200 KiB content event with a 1 KiB limit: %v", err)
 	}
 	var sf *backend.StreamFault
 	garbage := "data: " + strings.Repeat("x", 200<<10) + "\n\n"
-	if err := readStream(strings.NewReader(garbage), &accumulator{limit: 1024}); !errors.As(err, &sf) {
+	if err := readStream(strings.NewReader(garbage), &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1024}}); !errors.As(err, &sf) {
 		t.Fatalf("a 200 KiB event of bytes that are not JSON with a 1 KiB limit: %v", err)
 	}
 }
@@ -199,7 +199,7 @@ func TestReplyLimit(t *testing.T) {
 func TestLongLine(t *testing.T) {
 	text := strings.Repeat("abcdefgh", 10<<10) // 80 KiB
 	stream := `data: {"choices":[{"delta":{"content":"` + text + `"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
-	a := &accumulator{limit: 1 << 20}
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(strings.NewReader(stream), a); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestLongLine(t *testing.T) {
 func TestReadAllocations(t *testing.T) {
 	body := readFile(t, "v1-chat-stream-turn2.body")
 	read := func() {
-		if err := readStream(bytes.NewReader(body), &accumulator{limit: DefaultMaxReplyBytes}); err != nil {
+		if err := readStream(bytes.NewReader(body), &accumulator{ReplyBudget: backend.ReplyBudget{Limit: DefaultMaxReplyBytes}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -289,7 +289,7 @@ func TestManyInterleavedCalls(t *testing.T) {
 		fmt.Fprintf(&sb, `data: {"choices":[{"delta":{"tool_calls":[{"index":%d,"function":{"arguments":"%d}"}}]}}]}`+"\n\n", i*7919, i)
 	}
 	sb.WriteString(`data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n")
-	a := &accumulator{limit: 1 << 20}
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: 1 << 20}}
 	if err := readStream(strings.NewReader(sb.String()), a); err != nil {
 		t.Fatal(err)
 	}
