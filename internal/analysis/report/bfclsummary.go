@@ -29,7 +29,8 @@ import (
 type BFCLSummary struct {
 	Model string `json:"model"`
 	// Name is the summary's stable id: non_live_simple, non_live, live,
-	// irrelevance, relevance or single_turn_overall.
+	// irrelevance, relevance, single_turn_overall, multi_turn or
+	// overall_without_agentic.
 	Name string `json:"name"`
 	// Label is the leaderboard column it corresponds to.
 	Label string  `json:"label"`
@@ -51,8 +52,9 @@ type BFCLSummary struct {
 	Missing []string `json:"missing,omitempty"`
 	Partial bool     `json:"partial,omitempty"`
 	// Omits names the leaderboard components the summary leaves out by
-	// construction (the single-turn overall has no multi-turn or agentic
-	// categories: the import brings none).
+	// construction, with why (the single-turn overall has no multi-turn
+	// categories, and no overall has the agentic ones: the import brings
+	// none).
 	Omits []string `json:"omits,omitempty"`
 }
 
@@ -105,6 +107,13 @@ var (
 	// multi-turn and agentic 10:10:10:30:40; the single-turn part of it
 	// is the first three, renormalised (a third each).
 	bfclSingleTurn = &bfclNode{combine: bfclFixed, weights: []float64{10, 10, 10}, parts: []*bfclNode{bfclNonLive, bfclLive, bfclIrrelevance}}
+	// multi_turn_overall_acc: the plain mean of the four multi-turn
+	// categories.
+	bfclMultiTurn = bfclOf(bfclMean, bfclLeaf("multi_turn_base"), bfclLeaf("multi_turn_miss_func"), bfclLeaf("multi_turn_miss_param"), bfclLeaf("multi_turn_long_context"))
+	// The leaderboard's Overall without its agentic part (web search and
+	// memory, weight 40): non-live, live, irrelevance and multi-turn
+	// 10:10:10:30, renormalised.
+	bfclNoAgentic = &bfclNode{combine: bfclFixed, weights: []float64{10, 10, 10, 30}, parts: []*bfclNode{bfclNonLive, bfclLive, bfclIrrelevance, bfclMultiTurn}}
 )
 
 // bfclSummaryDef is one summary column: its node and how it is named.
@@ -121,7 +130,29 @@ var bfclSummaryDefs = []bfclSummaryDef{
 	{"live", "Live Acc", bfclLive, nil},
 	{"irrelevance", "Irrelevance Detection", bfclIrrelevance, nil},
 	{"relevance", "Relevance Detection", bfclRelevance, nil},
-	{"single_turn_overall", "Single-turn overall, not Overall Acc", bfclSingleTurn, []string{"multi_turn (weight 30)", "agentic (weight 40)"}},
+	{"single_turn_overall", "Single-turn overall, not Overall Acc", bfclSingleTurn, []string{"multi_turn (weight 30): not in these runs", "agentic (weight 40): never imported"}},
+	{"multi_turn", "Multi Turn Overall Acc", bfclMultiTurn, nil},
+	{"overall_without_agentic", "Overall without agentic, not Overall Acc", bfclNoAgentic, []string{"agentic (weight 40): never imported"}},
+}
+
+// bfclOverallFor reports whether overall summary name is the one to show
+// for a model: the single-turn overall when the model has no multi-turn
+// category, the overall without agentic when it has one (it then says
+// that only the agentic part is missing). Other summaries always show.
+func bfclOverallFor(name string, present map[string]int) bool {
+	multi := false
+	for _, c := range bfclMultiTurn.leaves() {
+		if _, ok := present[c]; ok {
+			multi = true
+		}
+	}
+	switch name {
+	case "single_turn_overall":
+		return !multi
+	case "overall_without_agentic":
+		return multi
+	}
+	return true
 }
 
 // leaves returns the node's categories in definition order.
@@ -209,7 +240,7 @@ func bfclSummaries(rows []BFCLRow) []BFCLSummary {
 		}
 		for _, d := range bfclSummaryDefs {
 			w, _ := d.node.weigh(present)
-			if len(w) == 0 {
+			if len(w) == 0 || !bfclOverallFor(d.name, present) {
 				continue
 			}
 			s := BFCLSummary{Model: m, Name: d.name, Label: d.label, Interval: IntervalMover, Omits: d.omits}
@@ -238,7 +269,8 @@ const bfclSummaryExplainer = "BFCL's summary columns, from the accuracies above 
 	"Non-Live AST Acc the mean of that, multiple, parallel and parallel_multiple; Live Acc the live AST categories weighted by entries; " +
 	"Irrelevance Detection the mean of irrelevance and live_irrelevance; Relevance Detection is live_relevance. " +
 	"A partial summary lacks the categories named and is computed over the present ones with their weights renormalised (the leaderboard shows N/A there). " +
-	"Single-turn overall weighs Non-Live, Live and Irrelevance 10:10:10 as the leaderboard's Overall Acc does, but that Overall also weighs multi-turn (30) and agentic (40) categories, which the import does not bring: it is not the leaderboard's Overall. " +
+	"Single-turn overall weighs Non-Live, Live and Irrelevance 10:10:10 as the leaderboard's Overall Acc does, but that Overall also weighs multi-turn (30) and agentic (40) categories: it is not the leaderboard's Overall. " +
+	"Multi Turn Overall Acc is the mean of multi_turn_base, multi_turn_miss_func, multi_turn_miss_param and multi_turn_long_context; with any of them present, the overall is Non-Live, Live, Irrelevance and Multi Turn 10:10:10:30, still not the leaderboard's Overall, which also weighs the agentic categories (web search, memory: 40) the import does not bring. " +
 	"The 95% intervals combine the categories' clustered intervals as independent parts (MOVER)."
 
 // bfclSummaryTable is the BFCL summary table of report.md and
@@ -271,7 +303,7 @@ func (s *Summary) bfclSummaryTable() *Table {
 			if len(missing) > 0 {
 				missing = append(missing, Span{"; ", Plain})
 			}
-			missing = append(missing, Span{"never imported: " + strings.Join(b.Omits, ", "), Plain})
+			missing = append(missing, Span{"left out: " + strings.Join(b.Omits, "; "), Plain})
 		}
 		if len(missing) == 0 {
 			missing = []Span{{"—", Plain}}
@@ -304,5 +336,5 @@ func (s *Summary) bfclMissingNote() string {
 	if len(miss) == 0 {
 		return ""
 	}
-	return "BFCL single-turn categories not in these runs: " + strings.Join(miss, ", ") + "; the multi-turn and agentic categories are never imported."
+	return "BFCL categories not in these runs: " + strings.Join(miss, ", ") + "; the agentic categories (web search, memory) are never imported."
 }

@@ -138,7 +138,7 @@ func TestBFCLSummaries(t *testing.T) {
 	if o, l := got["m single_turn_overall"], cat["live_multiple"].Tally; !(o.Hi-o.Lo < l.Hi-l.Lo) {
 		t.Errorf("overall [%v, %v] not narrower than live_multiple [%v, %v]", o.Lo, o.Hi, l.Lo, l.Hi)
 	}
-	if o := got["m single_turn_overall"]; !slices.Equal(o.Omits, []string{"multi_turn (weight 30)", "agentic (weight 40)"}) || o.Label == "Overall Acc" {
+	if o := got["m single_turn_overall"]; !slices.Equal(o.Omits, []string{"multi_turn (weight 30): not in these runs", "agentic (weight 40): never imported"}) || o.Label == "Overall Acc" {
 		t.Errorf("the single-turn overall must say what it leaves out: %+v", o)
 	}
 
@@ -151,6 +151,54 @@ func TestBFCLSummaries(t *testing.T) {
 	}
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.BFCLSummaries) != len(wantNames) {
 		t.Errorf("summary.json bfcl_summaries: %v %d", err, len(back.BFCLSummaries))
+	}
+}
+
+// TestBFCLMultiTurnSummaries: Multi Turn Overall Acc is the plain mean
+// of the four multi-turn categories (not weighted by entries), and with
+// multi-turn present the overall is Non-Live, Live, Irrelevance and Multi
+// Turn 10:10:10:30, saying that only the agentic part is left out; the
+// single-turn overall is then not shown.
+func TestBFCLMultiTurnSummaries(t *testing.T) {
+	t.Parallel()
+	P, F := record.Pass, record.Fail
+	recs := bfclRecs("m", map[string][][]record.Outcome{
+		"simple_python":           {{P}, {F}},           // .5
+		"irrelevance":             {{P}},                // 1
+		"multi_turn_base":         {{P}, {P}, {F}, {F}}, // .5, 4 entries
+		"multi_turn_miss_func":    {{P}},                // 1, 1 entry
+		"multi_turn_miss_param":   {{F}, {F}},           // 0
+		"multi_turn_long_context": {{P}, {F}},           // .5
+	})
+	s := summarize(t, recs)
+	got := map[string]BFCLSummary{}
+	for _, b := range s.BFCLSummaries {
+		got[b.Name] = b
+	}
+	if _, ok := got["single_turn_overall"]; ok {
+		t.Error("the single-turn overall shown beside multi-turn")
+	}
+	mt := got["multi_turn"]
+	if mt.Label != "Multi Turn Overall Acc" || math.Abs(mt.Rate-0.5) > 1e-12 || mt.Partial || len(mt.Parts) != 4 || mt.Parts[0].Weight != 0.25 {
+		t.Errorf("multi_turn %+v", mt)
+	}
+	// Non-Live .5 (simple alone), Irrelevance 1, Multi Turn .5; Live
+	// absent: (10·.5 + 10·1 + 30·.5) / 50 = .6.
+	o := got["overall_without_agentic"]
+	if math.Abs(o.Rate-0.6) > 1e-12 || !slices.Equal(o.Omits, []string{"agentic (weight 40): never imported"}) || !o.Partial {
+		t.Errorf("overall %+v", o)
+	}
+	if w := o.Parts[len(o.Parts)-1]; w.Category != "multi_turn_long_context" || math.Abs(w.Weight-0.15) > 1e-12 {
+		t.Errorf("multi-turn part weight %+v, want 30/50/4", w)
+	}
+	var md bytes.Buffer
+	if err := s.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| Multi Turn Overall Acc | 50.0% [", "Overall without agentic, not Overall Acc (partial)", "left out: agentic (weight 40): never imported"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
 	}
 }
 
@@ -179,8 +227,8 @@ func TestBFCLSummaryReports(t *testing.T) {
 		"`live_simple` 40.0%, `live_multiple` 60.0%",
 		"| `live_parallel`, `live_parallel_multiple` |",
 		"Single-turn overall, not Overall Acc (partial)",
-		"never imported: multi_turn (weight 30), agentic (weight 40)",
-		"BFCL single-turn categories not in these runs: simple_python,",
+		"left out: multi_turn (weight 30): not in these runs; agentic (weight 40): never imported",
+		"BFCL categories not in these runs: simple_python,",
 	} {
 		if !strings.Contains(m[j:], want) {
 			t.Errorf("report.md lacks %q:\n%s", want, m[j:])
