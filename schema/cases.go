@@ -330,6 +330,21 @@ func parseCase(file string, doc *yaml.Node) (*Case, Errors) {
 			errs = append(errs, errAt(caseIssue{elems: append(at, max), msg: fmt.Sprintf("rules for %d user turns, but the conversation has at most %d (%s)", n, max, c.User.turnsFrom())}))
 		}
 	}
+	if len(c.Calibration) > 0 {
+		var judged []string
+		for _, j := range exp.Judged(GoldenCell) {
+			judged = append(judged, j.Where)
+		}
+		for i, l := range c.Calibration {
+			if !slices.Contains(judged, l.At()) {
+				msg := fmt.Sprintf("calibration is for a judged answer, but %s has no {$judge: …} in the default cell", l.At())
+				if len(judged) > 0 {
+					msg += " (judged: " + strings.Join(judged, ", ") + ")"
+				}
+				errs = append(errs, errAt(caseIssue{elems: []any{"calibration", i}, msg: msg}))
+			}
+		}
+	}
 	goldenOK := func(g *Golden, at []any) bool {
 		switch {
 		case c.User == nil && len(g.Turns) > 0:

@@ -107,6 +107,12 @@ func TestParseCasesErrors(t *testing.T) {
 		{"id: a\nprompt: p\nexpect: {}\ngolden: {answr: x, calls: [{tol: f}]}\n",
 			"x.yaml:4:10: golden.answr: unknown field \"answr\" (did you mean \"answer\"?)\nx.yaml:4:29: golden.calls[0].tol: unknown field \"tol\" (did you mean \"tool\"?)"},
 		{"ID: a\nprompt: p\nexpect: {}\n", `x.yaml:1:1: ID: unknown field "ID" (did you mean "id"?)`},
+		// Judged answers and their labelled answers; a golden answer is
+		// left to judge-check (no judge offline).
+		{"id: a\nprompt: p\nexpect: {answer: {$judge: says hi}}\ngolden: {answer: bye}\ncalibration: [{answer: hi, verdict: pass}, {answer: x, verdict: fail, note: n}]\n", ""},
+		{"id: a\nprompt: p\nexpect: {answer: {$contains: hi}}\ncalibration: [{answer: hi, verdict: pass}]\n",
+			`x.yaml:4:15: calibration[0]: calibration is for a judged answer, but expect.answer has no {$judge: …} in the default cell`},
+		{"id: a\nprompt: p\nexpect: {answer: {$judge: hi}}\ncalibration: [{answer: hi, verdict: ok}]\n", `x.yaml:4:28: calibration[0].verdict: want one of "pass", "fail", got "ok"`},
 	}
 	for _, tt := range tests {
 		_, errs := ParseCases("x.yaml", []byte(tt.src))

@@ -66,6 +66,11 @@ type Case struct {
 	// it in the default cell: temperature 0, tools "needed", confirm
 	// "auto", descriptions "default", no model (checked in Go).
 	Golden *Golden `json:"golden,omitempty" yaml:"golden,omitempty" cue:"#Golden"`
+	// Answers labelled by a person, for measuring the judge of the
+	// case's judged answers ({$judge: …}): `toolward judge-check` puts
+	// each to the judge and reports how often it agrees. Not shown to
+	// the model, and not part of how runs are judged.
+	Calibration []Labelled `json:"calibration,omitempty" yaml:"calibration,omitempty" cue:"[...#Labelled]"`
 	// WhenGoldens are the golden trajectories of `when` entries
 	// (expect.when[i].golden), taken out of Expect when the case is
 	// loaded. Like Golden they judge no run, so they are not part of its
@@ -227,6 +232,31 @@ func (g *Golden) AllCalls() []GoldenCall {
 type GoldenTurn struct {
 	Calls  []GoldenCall `json:"calls,omitempty" yaml:"calls,omitempty" cue:"[...#GoldenCall]"`
 	Answer string       `json:"answer" yaml:"answer" cue:"string"`
+}
+
+// Labelled is one answer a person judged against a case's rubric.
+type Labelled struct {
+	// The answer, as a model might give it.
+	Answer string `json:"answer" yaml:"answer" cue:"string"`
+	// The person's verdict.
+	Verdict string `json:"verdict" yaml:"verdict" cue:"\"pass\" | \"fail\""`
+	// The judged answer whose rubric it is for: expect.answer (the
+	// default) or expect.turns[i].answer; it must have {$judge: …}
+	// (checked in Go).
+	Where string `json:"where,omitempty" yaml:"where,omitempty" cue:"=~\"^expect[.](answer|turns\\\\[[0-9]+\\\\][.]answer)$\""`
+	// Why the person gave the verdict, for the report.
+	Note string `json:"note,omitempty" yaml:"note,omitempty" cue:"string"`
+}
+
+// LabelledWhere is Labelled.Where when it names none.
+const LabelledWhere = "expect.answer"
+
+// At returns the judged answer l is for.
+func (l *Labelled) At() string {
+	if l.Where == "" {
+		return LabelledWhere
+	}
+	return l.Where
 }
 
 // WhenGolden is the golden trajectory of one `when` entry; validate

@@ -186,6 +186,7 @@ var caseDefs = []cueDef{
 	{"#GoldenFields", "Golden", false},
 	{"#GoldenCall", "GoldenCall", true},
 	{"#GoldenTurn", "GoldenTurn", true},
+	{"#Labelled", "Labelled", true},
 	{"#AddTools", "AddTools", true},
 	{"#Message", "Message", true},
 }
