@@ -48,6 +48,9 @@ func ClaimsSuccess(answer string) bool {
 
 // aggregator folds records into a Summary one at a time.
 type aggregator struct {
+	// table counts the runs of each case in each cell; the breakdowns
+	// below it are projections of it (runtable.go).
+	table    runTable
 	totals   pooled
 	started  time.Time
 	finished time.Time
@@ -155,17 +158,13 @@ func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record
 		outcome = record.Error
 	}
 	a.run = a.caseNums.ref(rec.Case)
-	a.totals.addRun(a.run, outcome)
+	a.table.add(rec, a.run, outcome)
 	a.addSpan(rec)
-	a.addModel(rec, outcome)
-	a.addCell(rec, outcome)
-	a.addAxes(rec, outcome)
+	a.addModel(rec)
 	a.addConfirm(rec.Cell, &rec.Trace)
 	a.textCalls.add(rec)
 	a.hosts.add(rec)
 	a.throttle.add(rec)
-	a.bfcl.add(rec, a.run, outcome)
-	a.tags.add(rec, a.run, outcome)
 	a.rules.add(rec)
 	a.cost.add(rec, outcome)
 	codes := a.addReasons(rec, outcome)
@@ -184,16 +183,20 @@ func (a *aggregator) addSpan(rec *record.Record) {
 	}
 }
 
-// addModel counts rec for its model: outcome, tokens, latencies, and its
-// seed (per temperature too).
-func (a *aggregator) addModel(rec *record.Record, outcome record.Outcome) {
-	c := rec.Cell
-	m := a.models[c.Model]
+// model returns the aggregate of model name, new when there is none.
+func (a *aggregator) model(name string) *modelAgg {
+	m := a.models[name]
 	if m == nil {
 		m = &modelAgg{seeds: map[int]*pooled{}, tempSeeds: map[float64]map[int]*pooled{}}
-		a.models[c.Model] = m
+		a.models[name] = m
 	}
-	m.tally.addRun(a.run, outcome)
+	return m
+}
+
+// addModel counts rec's tokens and latencies for its model (its runs
+// are counted by project, from the run table).
+func (a *aggregator) addModel(rec *record.Record) {
+	m := a.model(rec.Cell.Model)
 	m.tokIn += int64(rec.Tokens.In)
 	m.tokOut += int64(rec.Tokens.Out)
 	for _, t := range rec.Trace.Turns {
@@ -201,62 +204,6 @@ func (a *aggregator) addModel(rec *record.Record, outcome record.Outcome) {
 	}
 	for _, cl := range rec.Trace.Calls {
 		m.callLat.Add(float64(cl.Latency))
-	}
-	pooledAt(m.seeds, c.Seed).addRun(a.run, outcome)
-	ts := m.tempSeeds[c.Temperature]
-	if ts == nil {
-		ts = map[int]*pooled{}
-		m.tempSeeds[c.Temperature] = ts
-	}
-	pooledAt(ts, c.Seed).addRun(a.run, outcome)
-}
-
-// addCell counts rec in its cell (seeds pooled).
-func (a *aggregator) addCell(rec *record.Record, outcome record.Outcome) {
-	c := rec.Cell
-	key := KeyOf(c)
-	ca := a.cells[key]
-	if ca == nil {
-		ca = &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: caseCounts{}}
-		a.cells[key] = ca
-	}
-	ca.tally.add(outcome)
-	ca.minTools = min(ca.minTools, c.ToolCount)
-	ca.maxTools = max(ca.maxTools, c.ToolCount)
-	ca.seeds[c.Seed] = true
-	pc := ca.perCase[rec.Case]
-	if pc == nil {
-		pc = &[2]int{}
-		ca.perCase[rec.Case] = pc
-		ca.caseOrder = append(ca.caseOrder, rec.Case)
-	}
-	if outcome != record.Error {
-		pc[1]++
-		if outcome == record.Pass {
-			pc[0]++
-		}
-	}
-}
-
-// addAxes counts rec for the tool-count curve and each axis breakdown.
-func (a *aggregator) addAxes(rec *record.Record, outcome record.Outcome) {
-	c := rec.Cell
-	st := a.subsetTools[c.Tools]
-	if st == nil {
-		st = map[string]int{}
-		a.subsetTools[c.Tools] = st
-	}
-	if outcome != record.Error { // an errored run may not have listed its tools
-		st[rec.Case] = c.ToolCount
-	}
-	for _, ax := range axisNames {
-		v := c.Value(ax)
-		byModel := a.axes[ax][c.Model]
-		if byModel == nil {
-			byModel = map[string]*pooled{}
-			a.axes[ax][c.Model] = byModel
-		}
-		pooledAt(byModel, v).addRun(a.run, outcome)
 	}
 }
 
@@ -404,6 +351,7 @@ func (a *aggregator) addConfirm(c record.Cell, tr *record.Trace) {
 // The order of the steps matters: cell summaries and comparisons add
 // the notes the warnings end with.
 func (a *aggregator) summary() *Summary {
+	a.project()
 	s := &Summary{Version: SummaryVersion, Started: a.started.UTC(), Finished: a.finished.UTC()}
 	if a.started.IsZero() {
 		s.Started, s.Finished = time.Time{}, time.Time{}

@@ -10,8 +10,6 @@ package report
 import (
 	"slices"
 	"strings"
-
-	"github.com/toolward/toolward/schema/record"
 )
 
 // BFCLRow is one model's accuracy on one BFCL category.
@@ -53,21 +51,23 @@ type bfclAgg struct {
 	unpassable map[bfclKey]map[string]bool
 }
 
-func (a *bfclAgg) add(rec *record.Record, c caseRef, outcome record.Outcome) {
-	cat := bfclCategory(rec.Tags)
+// add counts a row of the run table (runs of case c, id, by model
+// with tags) under its BFCL category, if it has one.
+func (a *bfclAgg) add(model string, tags []string, c caseRef, id string, n runCounts) {
+	cat := bfclCategory(tags)
 	if cat == "" {
 		return
 	}
 	if a.rows == nil {
 		a.rows, a.unpassable = map[bfclKey]*pooled{}, map[bfclKey]map[string]bool{}
 	}
-	k := bfclKey{rec.Cell.Model, cat}
-	pooledAt(a.rows, k).addRun(c, outcome)
-	if slices.Contains(rec.Tags, bfclUnpassableTag) {
+	k := bfclKey{model, cat}
+	pooledAt(a.rows, k).addCounts(c, n)
+	if slices.Contains(tags, bfclUnpassableTag) {
 		if a.unpassable[k] == nil {
 			a.unpassable[k] = map[string]bool{}
 		}
-		a.unpassable[k][rec.Case] = true
+		a.unpassable[k][id] = true
 	}
 }
 

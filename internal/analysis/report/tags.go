@@ -8,8 +8,6 @@ package report
 import (
 	"slices"
 	"strings"
-
-	"github.com/toolward/toolward/schema/record"
 )
 
 // TagRow is one model's pass rate on the cases of one tag.
@@ -26,15 +24,14 @@ type tagAgg struct {
 	rows map[tagKey]*pooled
 }
 
-func (a *tagAgg) add(rec *record.Record, c caseRef, outcome record.Outcome) {
-	for i, tag := range rec.Tags {
-		if tag == "" || slices.Contains(rec.Tags[:i], tag) {
-			continue // a tag listed twice counts once
-		}
+// add counts a row of the run table (runs of case c by model with
+// tags) under each of its tags; a tag listed twice counts once.
+func (a *tagAgg) add(model string, tags []string, c caseRef, n runCounts) {
+	for _, tag := range uniqueTags(tags) {
 		if a.rows == nil {
 			a.rows = map[tagKey]*pooled{}
 		}
-		pooledAt(a.rows, tagKey{rec.Cell.Model, tag}).addRun(c, outcome)
+		pooledAt(a.rows, tagKey{model, tag}).addCounts(c, n)
 	}
 }
 

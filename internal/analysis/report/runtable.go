@@ -1,0 +1,203 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolward/toolward/schema/cell"
+	"github.com/toolward/toolward/schema/record"
+)
+
+// runTable is the report's one table of counts: every record is folded
+// into it once, as a run of its case in its cell (with the case's tags),
+// and the breakdowns by model, seed, cell, axis value, tag, BFCL
+// category and tool subset are each a projection of it (project), as
+// benchstat builds every comparison from one table. What a record
+// carries beyond its outcome (tokens, latencies, reasons, examples,
+// cost, throttling) is folded by the aggregator's own steps.
+type runTable struct {
+	rows  map[runKey]*runCounts
+	order []runKey // in the order first seen, for first-seen orders
+	n     int64    // records folded
+}
+
+// runKey is a row of the table: a case (with the tags its record
+// carried) in a whole cell, seed and tool count included.
+type runKey struct {
+	c    caseRef
+	cell cell.Cell
+	tags string // the record's tags joined by tagSep
+}
+
+const tagSep = "\x00"
+
+// runCounts are a row's runs by outcome; lastScored is the index of the
+// row's last record that was not an error (-1: none), for the
+// projections that keep what the last such record said.
+type runCounts struct {
+	pass, fail, errs int32
+	lastScored       int64
+}
+
+func (n *runCounts) add(outcome record.Outcome, i int64) {
+	switch outcome {
+	case record.Pass:
+		n.pass++
+	case record.Fail:
+		n.fail++
+	default:
+		n.errs++
+		return
+	}
+	n.lastScored = i
+}
+
+// add folds one record in, whose outcome the aggregator has checked.
+func (t *runTable) add(rec *record.Record, c caseRef, outcome record.Outcome) {
+	k := runKey{c: c, cell: rec.Cell, tags: strings.Join(rec.Tags, tagSep)}
+	n := t.rows[k]
+	if n == nil {
+		if t.rows == nil {
+			t.rows = map[runKey]*runCounts{}
+		}
+		n = &runCounts{lastScored: -1}
+		t.rows[k] = n
+		t.order = append(t.order, k)
+	}
+	n.add(outcome, t.n)
+	t.n++
+}
+
+// tagList returns the tags of k.
+func (k runKey) tagList() []string {
+	if k.tags == "" {
+		return nil
+	}
+	return strings.Split(k.tags, tagSep)
+}
+
+// caseID returns the case id of k.
+func (k runKey) caseID() string { return k.c.nums.names[k.c.n] }
+
+// project rebuilds every breakdown the table holds: the totals, each
+// model's tally by seed and temperature, the cells (seeds pooled), each
+// axis by model, the tool count of each case in each subset, the tags
+// and the BFCL categories.
+func (a *aggregator) project() {
+	a.totals = pooled{}
+	a.cells = map[CellKey]*cellAgg{}
+	a.subsetTools = map[string]map[string]int{}
+	a.toolsRanks = nil
+	a.tags = tagAgg{}
+	a.bfcl = bfclAgg{}
+	for _, ax := range axisNames {
+		a.axes[ax] = map[string]map[string]*pooled{}
+	}
+	for _, m := range a.models {
+		m.tally, m.seeds, m.tempSeeds = pooled{}, map[int]*pooled{}, map[float64]map[int]*pooled{}
+	}
+	lastScored := map[[2]string]int64{} // (subset, case) → record index
+	for _, k := range a.table.order {
+		n := *a.table.rows[k]
+		c, id := k.cell, k.caseID()
+		a.totals.addCounts(k.c, n)
+		a.projectModel(k, n)
+		a.projectCell(k, n, id)
+		st := a.subsetTools[c.Tools]
+		if st == nil {
+			st = map[string]int{}
+			a.subsetTools[c.Tools] = st
+		}
+		// An errored run may not have listed its tools: the count is
+		// the last scored run's.
+		if sk := [2]string{c.Tools, id}; n.lastScored >= 0 && n.lastScored >= lastScored[sk] {
+			st[id] = c.ToolCount
+			lastScored[sk] = n.lastScored
+		}
+		for _, ax := range axisNames {
+			byModel := a.axes[ax][c.Model]
+			if byModel == nil {
+				byModel = map[string]*pooled{}
+				a.axes[ax][c.Model] = byModel
+			}
+			pooledAt(byModel, c.Value(ax)).addCounts(k.c, n)
+		}
+		tags := k.tagList()
+		a.tags.add(c.Model, tags, k.c, n)
+		a.bfcl.add(c.Model, tags, k.c, id, n)
+	}
+}
+
+// projectModel counts row k for its model, by seed and by temperature
+// and seed.
+func (a *aggregator) projectModel(k runKey, n runCounts) {
+	c := k.cell
+	m := a.model(c.Model)
+	m.tally.addCounts(k.c, n)
+	pooledAt(m.seeds, c.Seed).addCounts(k.c, n)
+	ts := m.tempSeeds[c.Temperature]
+	if ts == nil {
+		ts = map[int]*pooled{}
+		m.tempSeeds[c.Temperature] = ts
+	}
+	pooledAt(ts, c.Seed).addCounts(k.c, n)
+}
+
+// projectCell counts row k in its cell (seeds pooled), the cell's
+// cases in the order first seen.
+func (a *aggregator) projectCell(k runKey, n runCounts, id string) {
+	c := k.cell
+	key := KeyOf(c)
+	ca := a.cells[key]
+	if ca == nil {
+		ca = &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: caseCounts{}}
+		a.cells[key] = ca
+	}
+	ca.tally.addCounts(n)
+	ca.minTools = min(ca.minTools, c.ToolCount)
+	ca.maxTools = max(ca.maxTools, c.ToolCount)
+	ca.seeds[c.Seed] = true
+	pc := ca.perCase[id]
+	if pc == nil {
+		pc = &[2]int{}
+		ca.perCase[id] = pc
+		ca.caseOrder = append(ca.caseOrder, id)
+	}
+	pc[0] += int(n.pass)
+	pc[1] += int(n.pass + n.fail)
+}
+
+// addCounts adds a row's runs to t.
+func (t *Tally) addCounts(n runCounts) {
+	t.Pass += int(n.pass)
+	t.Fail += int(n.fail)
+	t.Error += int(n.errs)
+	t.Runs += int(n.pass + n.fail + n.errs)
+}
+
+// addCounts adds a row's runs, of case c, to p.
+func (p *pooled) addCounts(c caseRef, n runCounts) {
+	p.nums = c.nums
+	if int(c.n) >= len(p.perCase) {
+		p.perCase = append(p.perCase, make([][3]int32, int(c.n)+1-len(p.perCase))...)
+	}
+	p.Tally.addCounts(n)
+	pc := &p.perCase[c.n]
+	if pc[2] == 0 {
+		p.cases++
+	}
+	pc[2] += n.pass + n.fail + n.errs
+	pc[0] += n.pass
+	pc[1] += n.pass + n.fail
+}
+
+// uniqueTags returns tags without "" and without repeats, in order.
+func uniqueTags(tags []string) []string {
+	var out []string
+	for i, tag := range tags {
+		if tag != "" && !slices.Contains(tags[:i], tag) {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
