@@ -109,7 +109,7 @@ func TestIsolationPerRun(t *testing.T) {
 			t.Fatalf("seed %d: probe saw %s, outcome %s %v", r.Cell.Seed, got, r.Outcome, r.Reasons)
 		}
 	}
-	left, _ := filepath.Glob(filepath.Join(tmp, "toolward-run-*"))
+	left, _ := filepath.Glob(filepath.Join(tmp, "toolward-*"))
 	if len(left) > 0 {
 		t.Fatalf("run directories left behind: %v", left)
 	}

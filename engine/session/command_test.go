@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Fprintln(os.Stderr, "\nNode.js v20.19.0")
 		os.Exit(1)
-	case roleHang, roleParent, roleDups, roleHangLater:
+	case roleHang, roleParent, roleDups, roleHangLater, roleRunParent:
 		serveRole(os.Getenv(roleEnv))
 		os.Exit(0)
 	}

@@ -23,8 +23,11 @@ import (
 //   - "run", command servers: every run gets a fresh process started in a
 //     fresh temporary directory (schema.RunDirVar in the command and
 //     server.env values names it; server.seed's files are copied in
-//     first), killed and the directory removed when the run's session
-//     closes. A warm pool keeps Options.Warm processes started and
+//     first, at most MaxSeedBytes of data, holes as holes), killed with
+//     what it started (killGroup) and the directory removed when the
+//     run's session closes. The runs' directories are made in one
+//     directory of the job's (runDirs), which a later job removes if
+//     this one was killed. A warm pool keeps Options.Warm processes started and
 //     initialised ahead of the runs that take them, so a slow start (npx)
 //     overlaps the runs before.
 //   - "session", url servers: every run opens its own MCP session and
@@ -39,10 +42,11 @@ func (s *Source) fresh() bool {
 	return srv.Builtin != nil || srv.Isolation == schema.IsolationRun || srv.Isolation == schema.IsolationSession
 }
 
-// runWorld makes a run's directory (seeded) and returns srv with
-// schema.RunDirVar replaced by it in the command and server.env values.
-func runWorld(srv schema.Server) (schema.Server, string, error) {
-	dir, err := os.MkdirTemp("", "toolward-run-")
+// runWorld makes a run's directory in parent (seeded) and returns srv
+// with schema.RunDirVar replaced by it in the command and server.env
+// values.
+func runWorld(srv schema.Server, parent string) (schema.Server, string, error) {
+	dir, err := os.MkdirTemp(parent, "run-")
 	if err != nil {
 		return srv, "", err
 	}
@@ -73,7 +77,8 @@ func removeRunDir(dir string) {
 }
 
 // copyTree copies the regular files and directories under src into dst
-// (symbolic links and other files are refused: a seed is data).
+// (symbolic links and other files are refused: a seed is data), holes
+// of sparse files as holes (copyFile).
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -90,20 +95,7 @@ func copyTree(src, dst string) error {
 		case !d.Type().IsRegular():
 			return fmt.Errorf("%s is not a regular file or directory", p)
 		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
+		return copyFile(p, to)
 	})
 }
 

@@ -10,10 +10,11 @@ import (
 	"github.com/toolward/toolward/schema"
 )
 
-// runDirs lists the run directories under dir.
-func runDirs(t *testing.T, dir string) []string {
+// listRunDirs lists the run directories under dir (in the jobs'
+// directories of run directories).
+func listRunDirs(t *testing.T, dir string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(dir, "toolward-run-*"))
+	m, err := filepath.Glob(filepath.Join(dir, runDirsPrefix+"*", "run-*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,9 +26,9 @@ func runDirs(t *testing.T, dir string) []string {
 func waitDirs(t *testing.T, dir string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for len(runDirs(t, dir)) != n {
+	for len(listRunDirs(t, dir)) != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("run directories %v, want %d", runDirs(t, dir), n)
+			t.Fatalf("run directories %v, want %d", listRunDirs(t, dir), n)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -68,7 +69,7 @@ func TestWarmPool(t *testing.T) {
 	}
 	waitDirs(t, tmp, 3) // the used ones removed, the pool full again
 	src.Close()
-	if left := runDirs(t, tmp); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(tmp, "toolward-*")); len(left) != 0 {
 		t.Fatalf("left behind after Close: %v", left)
 	}
 }

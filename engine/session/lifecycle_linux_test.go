@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolward/toolward/schema"
 )
 
 // TestServerDiesWithToolward: when toolward is killed with SIGKILL while
@@ -89,4 +91,47 @@ func TestCloseKillsServerGroup(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("the server's child %d still runs 10s after the source closed", pid)
+}
+
+func detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// TestRunServerDescendantsReaped: with isolation "run", what each run's
+// server started in a session of its own (setsid, out of the server's
+// process group) ends with the run, its server closed gracefully.
+// Before, every run left its child running (8 runs, 8 orphans).
+func TestRunServerDescendantsReaped(t *testing.T) {
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep command")
+	}
+	ctx := safety(t)
+	srv := selfCommand(t, roleHang)
+	srv.Isolation = schema.IsolationRun
+	src, err := Open(ctx, Options{Server: srv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var left []int
+	for range 4 {
+		sess, err := src.Session(ctx, ConfirmAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sess.Call(ctx, "spawnsetsid", nil, 0)
+		if err != nil || res.IsError {
+			t.Fatalf("spawnsetsid: %v %+v", err, res)
+		}
+		pid, err := strconv.Atoi(res.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+		sess.Close()
+		if alive(pid) {
+			left = append(left, pid)
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("after 4 runs, %d of the servers' detached children still run: %v", len(left), left)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,8 @@ import (
 const (
 	// roleHang serves pid (answers its process id), block (never
 	// answers, ignoring cancellation), closeout (closes its stdout and
-	// stays alive) and spawn (starts `sleep 300` and answers its pid).
+	// stays alive), spawn (starts `sleep 300` and answers its pid) and
+	// spawnsetsid (the same in a session of its own, on Linux).
 	roleHang = "hang"
 	// roleParent is toolward for TestServerDiesWithToolward: it starts a
 	// roleHang server, prints the server's pid and blocks in a call.
@@ -37,6 +39,11 @@ const (
 	// the handshake afterwards.
 	roleHangLater = "hanglater"
 	hangFileEnv   = "TOOLWARD_SESSION_TEST_HANGFILE"
+	// roleRunParent is a toolward that opens an isolation "run" notes
+	// server seeded with the directory seedEnv names, prints "ready"
+	// once its warm pool has made the runs' directories, and blocks.
+	roleRunParent = "runparent"
+	seedEnv       = "TOOLWARD_SESSION_TEST_SEED"
 )
 
 func serveRole(role string) {
@@ -54,6 +61,23 @@ func serveRole(role string) {
 		runParent()
 	case roleDups:
 		serveDups()
+	case roleRunParent:
+		exe, _ := os.Executable()
+		srv := selfServer(exe, "notes")
+		srv.Isolation, srv.Seed = schema.IsolationRun, os.Getenv(seedEnv)
+		srv.Env["NOTES_FILE"] = schema.RunDirVar + "/notes.json"
+		if _, err := Open(context.Background(), Options{Server: srv, Warm: 2}); err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		for {
+			if m, _ := filepath.Glob(filepath.Join(os.TempDir(), runDirsPrefix+"*", "run-*")); len(m) == 2 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		fmt.Println("ready")
+		select {}
 	}
 }
 
@@ -69,6 +93,17 @@ func serveHang() {
 	s.AddTool(mcp.NewTool("closeout", ro), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		os.Stdout.Close()
 		select {}
+	})
+	s.AddTool(mcp.NewTool("spawnsetsid", ro), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// A child in a session (and process group) of its own, which a
+		// kill of the server's group does not reach.
+		c := exec.Command("sleep", "300")
+		c.SysProcAttr = detached()
+		if err := c.Start(); err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		go c.Wait()
+		return mcp.NewToolResultText(strconv.Itoa(c.Process.Pid)), nil
 	})
 	s.AddTool(mcp.NewTool("spawn", ro), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := exec.Command("sleep", "300")

@@ -46,6 +46,8 @@ type Limits struct {
 	Pending   int
 	// StreamRefusals: see MaxStreamRefusals.
 	StreamRefusals int
+	// SeedBytes: see MaxSeedBytes.
+	SeedBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -66,6 +68,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.StreamRefusals <= 0 {
 		l.StreamRefusals = MaxStreamRefusals
+	}
+	if l.SeedBytes <= 0 {
+		l.SeedBytes = MaxSeedBytes
 	}
 	return l
 }

@@ -112,6 +112,7 @@ type Source struct {
 	cancel context.CancelFunc
 
 	warm *warmPool // isolation "run": processes started ahead of the runs
+	runs *runDirs  // isolation "run": where the runs' directories are made
 
 	mu     sync.Mutex
 	idle   []*conn
@@ -195,6 +196,17 @@ func Open(ctx context.Context, opts Options) (*Source, error) {
 		return nil, errors.New("session: builtin server requested but none given")
 	}
 	s := &Source{opts: opts}
+	if srv := opts.Server; srv.Isolation == schema.IsolationRun && len(srv.Command) > 0 {
+		if srv.Seed != "" {
+			if err := checkSeed(srv.Seed, opts.Limits.withDefaults().SeedBytes); err != nil {
+				return nil, &Error{Kind: "mcp", Msg: "preparing the runs' directories for " + s.describe(), Err: err}
+			}
+		}
+		var err error
+		if s.runs, err = openRunDirs(); err != nil {
+			return nil, &Error{Kind: "mcp", Msg: "making the runs' directory for " + s.describe(), Err: err}
+		}
+	}
 	if o := opts.Server.OAuth; o != nil && opts.Server.URL != "" {
 		s.oauth = newOAuthClient(*o, opts.Server.URL, http.DefaultTransport)
 	}
@@ -202,12 +214,14 @@ func Open(ctx context.Context, opts Options) (*Source, error) {
 	c, err := s.dial(ctx, true)
 	if err != nil {
 		s.cancel()
+		s.runs.close()
 		return nil, err
 	}
 	s.info = Info{Name: c.hello.ServerInfo.Name, Version: c.hello.ServerInfo.Version, ProtocolVersion: c.hello.ProtocolVersion}
 	if err := s.list(ctx, c); err != nil {
 		c.close(false)
 		s.cancel()
+		s.runs.close()
 		return nil, withStderr(err, c.stderr)
 	}
 	s.startWarm()
@@ -396,7 +410,7 @@ func (s *Source) dial(ctx context.Context, startup bool) (*conn, error) {
 		c, err = client.NewInProcessClientWithOptions(s.opts.Builtin, opt, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	case len(srv.Command) > 0:
 		if srv.Isolation == schema.IsolationRun {
-			if srv, runDir, err = runWorld(srv); err != nil {
+			if srv, runDir, err = runWorld(srv, s.runs.dir); err != nil {
 				return nil, &Error{Kind: "mcp", Msg: "making the run's directory for " + s.describe(), Err: err}
 			}
 		}
@@ -594,6 +608,7 @@ func (s *Source) Close() error {
 	if s.warm != nil {
 		s.warm.stop()
 	}
+	s.runs.close()
 	return first
 }
 

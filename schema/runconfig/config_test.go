@@ -185,6 +185,11 @@ func TestLoadConfigErrors(t *testing.T) {
 			`c.cue:6:18: matrix.models[0]: want "m", got "n"`},
 		{head + "server: builtin: {}\nbackend: ollama: {}\nmatrix: {models: [\"m\"], tools: [{name: \"n8\", count: 8, include: [\"f\"]}]}\n",
 			`c.cue:5:33: matrix.tools[0]: count and include are exclusive`},
+		// {run_dir} without isolation "run" would reach the server as
+		// literal text, one path for every run (validate accepted it).
+		{head + "server: {command: [\"x\", \"--db={run_dir}/db\"], env: {B: \"{run_dir}\", A: \"a\"}}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
+			"c.cue:3:25: server.command[1]: {run_dir} names each run's fresh directory, which only isolation \"run\" gives; set server.isolation: \"run\"\n" +
+				"c.cue:3:53: server.env.B: {run_dir} names each run's fresh directory, which only isolation \"run\" gives; set server.isolation: \"run\""},
 		{head + "server: {command: [\"x\"], headers: {a: \"b\"}}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",
 			`c.cue:3:26: server.headers: headers apply to url servers only`},
 		{head + "server: {command: [\"x\"], oauth: {client_id: \"a\", client_secret_env: \"TOOLWARD_TEST_UNSET_SECRET\"}}\nbackend: ollama: {}\nmatrix: models: [\"m\"]\n",

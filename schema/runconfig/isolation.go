@@ -2,7 +2,10 @@ package runconfig
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/toolward/toolward/schema"
 )
@@ -21,6 +24,18 @@ func checkIsolation(srv schema.Server, add func(elems []any, format string, args
 		}
 	}
 	if srv.Isolation != schema.IsolationRun {
+		// Without a run's directory to put there, {run_dir} would reach
+		// the server as literal text: a path every run shares.
+		for i, a := range srv.Command {
+			if strings.Contains(a, schema.RunDirVar) {
+				add([]any{"server", "command", i}, "%s names each run's fresh directory, which only isolation \"run\" gives; set server.isolation: \"run\"", schema.RunDirVar)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(srv.Env)) {
+			if strings.Contains(srv.Env[k], schema.RunDirVar) {
+				add([]any{"server", "env", k}, "%s names each run's fresh directory, which only isolation \"run\" gives; set server.isolation: \"run\"", schema.RunDirVar)
+			}
+		}
 		if srv.Seed != "" {
 			add(at("seed"), "seed applies with isolation \"run\" only: it fills each run's fresh directory")
 		}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package session
+
+import "syscall"
+
+func detached() *syscall.SysProcAttr { return nil }
