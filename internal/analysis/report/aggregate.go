@@ -234,8 +234,9 @@ func (a *aggregator) addReasons(rec *record.Record, outcome record.Outcome) []st
 	return codes
 }
 
-// addCase counts rec in its case's drill-down and keeps it as the
-// cell's example when it is the first failure there.
+// addCase adds rec's time and reasons to its case's drill-down and keeps
+// it as the cell's example when it is the first failure there (project
+// counts the runs).
 func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, error), outcome record.Outcome, codes []string) {
 	key := KeyOf(rec.Cell)
 	cs := a.cases[rec.Case]
@@ -243,13 +244,11 @@ func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, e
 		cs = &caseAgg{id: rec.Case, tags: rec.Tags, cells: map[CellKey]*CaseCell{}}
 		a.cases[rec.Case] = cs
 	}
-	cs.tally.add(outcome)
 	cc := cs.cells[key]
 	if cc == nil {
 		cc = &CaseCell{Cell: key, reasons: map[string]int{}}
 		cs.cells[key] = cc
 	}
-	cc.add(outcome)
 	cc.Seconds += float64(rec.Duration) / 1000
 	for _, code := range codes {
 		cc.reasons[code]++

@@ -9,7 +9,6 @@ package report
 
 import (
 	"slices"
-	"strings"
 )
 
 // BFCLRow is one model's accuracy on one BFCL category.
@@ -43,12 +42,10 @@ func bfclCategory(tags []string) string {
 	return ""
 }
 
-type bfclKey struct{ model, category string }
-
-// bfclAgg folds records into BFCLRows.
+// bfclAgg folds the run table's rows into BFCLRows.
 type bfclAgg struct {
-	rows       map[bfclKey]*pooled
-	unpassable map[bfclKey]map[string]bool
+	rows       byLabel
+	unpassable map[labelKey]map[string]bool
 }
 
 // add counts a row of the run table (runs of case c, id, by model
@@ -58,12 +55,12 @@ func (a *bfclAgg) add(model string, tags []string, c caseRef, id string, n runCo
 	if cat == "" {
 		return
 	}
-	if a.rows == nil {
-		a.rows, a.unpassable = map[bfclKey]*pooled{}, map[bfclKey]map[string]bool{}
-	}
-	k := bfclKey{model, cat}
-	pooledAt(a.rows, k).addCounts(c, n)
+	k := labelKey{model, cat}
+	a.rows.add(k, c, n)
 	if slices.Contains(tags, bfclUnpassableTag) {
+		if a.unpassable == nil {
+			a.unpassable = map[labelKey]map[string]bool{}
+		}
 		if a.unpassable[k] == nil {
 			a.unpassable[k] = map[string]bool{}
 		}
@@ -75,15 +72,10 @@ func (a *bfclAgg) add(model string, tags []string, c caseRef, id string, n runCo
 // nil for a suite without BFCL cases.
 func (a *bfclAgg) result() []BFCLRow {
 	var out []BFCLRow
-	for k, p := range a.rows {
-		out = append(out, BFCLRow{Model: k.model, Category: k.category, Tally: p.result(), Entries: p.cases, Unpassable: len(a.unpassable[k])})
+	for _, k := range a.rows.sorted() {
+		p := a.rows[k]
+		out = append(out, BFCLRow{Model: k.model, Category: k.label, Tally: p.result(), Entries: p.cases, Unpassable: len(a.unpassable[k])})
 	}
-	slices.SortFunc(out, func(x, y BFCLRow) int {
-		if c := strings.Compare(x.Model, y.Model); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Category, y.Category)
-	})
 	return out
 }
 

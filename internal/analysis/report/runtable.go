@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -81,8 +83,8 @@ func (k runKey) caseID() string { return k.c.nums.names[k.c.n] }
 
 // project rebuilds every breakdown the table holds: the totals, each
 // model's tally by seed and temperature, the cells (seeds pooled), each
-// axis by model, the tool count of each case in each subset, the tags
-// and the BFCL categories.
+// case's tally in all and per cell, each axis by model, the tool count
+// of each case in each subset, the tags and the BFCL categories.
 func (a *aggregator) project() {
 	a.totals = pooled{}
 	a.cells = map[CellKey]*cellAgg{}
@@ -96,6 +98,12 @@ func (a *aggregator) project() {
 	for _, m := range a.models {
 		m.tally, m.seeds, m.tempSeeds = pooled{}, map[int]*pooled{}, map[float64]map[int]*pooled{}
 	}
+	for _, cs := range a.cases {
+		cs.tally = Tally{}
+		for _, cc := range cs.cells {
+			cc.Tally = Tally{}
+		}
+	}
 	lastScored := map[[2]string]int64{} // (subset, case) → record index
 	for _, k := range a.table.order {
 		n := *a.table.rows[k]
@@ -103,6 +111,9 @@ func (a *aggregator) project() {
 		a.totals.addCounts(k.c, n)
 		a.projectModel(k, n)
 		a.projectCell(k, n, id)
+		cs := a.cases[id] // made by addCase
+		cs.tally.addCounts(n)
+		cs.cells[KeyOf(c)].Tally.addCounts(n)
 		st := a.subsetTools[c.Tools]
 		if st == nil {
 			st = map[string]int{}
@@ -189,6 +200,30 @@ func (p *pooled) addCounts(c caseRef, n runCounts) {
 	pc[2] += n.pass + n.fail + n.errs
 	pc[0] += n.pass
 	pc[1] += n.pass + n.fail
+}
+
+// labelKey is a row of a breakdown by model and one label of a case
+// (a tag, a BFCL category).
+type labelKey struct{ model, label string }
+
+// byLabel is a projection of the run table by model and label.
+type byLabel map[labelKey]*pooled
+
+// add counts a row's runs, of case c, under k.
+func (b *byLabel) add(k labelKey, c caseRef, n runCounts) {
+	if *b == nil {
+		*b = byLabel{}
+	}
+	pooledAt(*b, k).addCounts(c, n)
+}
+
+// sorted returns b's keys by model, then label.
+func (b byLabel) sorted() []labelKey {
+	keys := slices.Collect(maps.Keys(b))
+	slices.SortFunc(keys, func(x, y labelKey) int {
+		return cmp.Or(strings.Compare(x.model, y.model), strings.Compare(x.label, y.label))
+	})
+	return keys
 }
 
 // uniqueTags returns tags without "" and without repeats, in order.

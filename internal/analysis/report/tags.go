@@ -5,11 +5,6 @@ package report
 // seeds and cells with the interval clustered by case. A case counts
 // under every tag it carries.
 
-import (
-	"slices"
-	"strings"
-)
-
 // TagRow is one model's pass rate on the cases of one tag.
 type TagRow struct {
 	Model string `json:"model"`
@@ -17,21 +12,14 @@ type TagRow struct {
 	Tally Tally  `json:"tally"`
 }
 
-type tagKey struct{ model, tag string }
-
-// tagAgg folds records into TagRows.
-type tagAgg struct {
-	rows map[tagKey]*pooled
-}
+// tagAgg folds the run table's rows into TagRows.
+type tagAgg struct{ rows byLabel }
 
 // add counts a row of the run table (runs of case c by model with
 // tags) under each of its tags; a tag listed twice counts once.
 func (a *tagAgg) add(model string, tags []string, c caseRef, n runCounts) {
 	for _, tag := range uniqueTags(tags) {
-		if a.rows == nil {
-			a.rows = map[tagKey]*pooled{}
-		}
-		pooledAt(a.rows, tagKey{model, tag}).addCounts(c, n)
+		a.rows.add(labelKey{model, tag}, c, n)
 	}
 }
 
@@ -39,15 +27,9 @@ func (a *tagAgg) add(model string, tags []string, c caseRef, n runCounts) {
 // no case has a tag.
 func (a *tagAgg) result() []TagRow {
 	var out []TagRow
-	for k, p := range a.rows {
-		out = append(out, TagRow{Model: k.model, Tag: k.tag, Tally: p.result()})
+	for _, k := range a.rows.sorted() {
+		out = append(out, TagRow{Model: k.model, Tag: k.label, Tally: a.rows[k].result()})
 	}
-	slices.SortFunc(out, func(x, y TagRow) int {
-		if c := strings.Compare(x.Model, y.Model); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Tag, y.Tag)
-	})
 	return out
 }
 
