@@ -95,6 +95,23 @@ func TestScoreAsksOnlyChangedVerdicts(t *testing.T) {
 	if a, b := ids("res"), ids("edited"); a != b {
 		t.Errorf("run ids changed with the rubric:\n%s\n%s", a, b)
 	}
+	// The reports mark judged verdicts, give the judge's reason beside
+	// the failing runs and count the judge apart.
+	md, _ := os.ReadFile("edited/report.md")
+	junit, _ := os.ReadFile("edited/junit.xml")
+	html, _ := os.ReadFile("edited/report.html")
+	for _, c := range []struct{ file, text, want string }{
+		{"report.md", string(md), "## Judge"},
+		{"report.md", string(md), "| `j` | 6 | 3 | - | 6 | 0 | 6 |"},
+		{"report.md", string(md), "the judge failed the answer: the answer does not say 60 days"},
+		{"junit.xml", string(junit), "(judged: a model&#39;s verdict on a rubric)"},
+		{"junit.xml", string(junit), "judged by j: expect.answer fail (1 vote): the answer does not say 60 days"},
+		{"report.html", string(html), `<section id="judge">`},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q", c.file, c.want)
+		}
+	}
 	// Scored again with the edit, the new verdicts stand: no request.
 	out = run(0, "score", "edited", "--out", "again")
 	if judged.Load() != 9 || !strings.Contains(out, "reused 6 stored verdicts") {

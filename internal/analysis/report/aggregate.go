@@ -90,7 +90,8 @@ type aggregator struct {
 	tags      tagAgg
 	// rules notes the scoring rules that judged each case's runs (rules.go).
 	rules rulesAgg
-	cost  costAgg // tokens and cost by model and case (cost.go)
+	cost  costAgg  // tokens and cost by model and case (cost.go)
+	judge judgeAgg // the judge of judged answers (judge.go)
 }
 
 type modelAgg struct {
@@ -167,6 +168,7 @@ func (a *aggregator) addSummary(rec *record.Record, whole func() (*record.Record
 	a.throttle.add(rec)
 	a.rules.add(rec)
 	a.cost.add(rec, outcome)
+	a.judge.add(rec, outcome)
 	codes := a.addReasons(rec, outcome)
 	a.addCase(rec, whole, outcome, codes)
 }
@@ -287,7 +289,7 @@ func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, 
 	}
 	cc.Example = &Example{
 		RunID: rec.ID, Seed: c.Seed, ToolCount: c.ToolCount, Outcome: outcome,
-		Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration, State: rec.State,
+		Reasons: rec.Reasons, Error: ie, Trace: rec.Trace, Tokens: rec.Tokens, Duration: rec.Duration, State: rec.State, Judged: rec.Judged,
 	}
 }
 
@@ -373,6 +375,7 @@ func (a *aggregator) summary() *Summary {
 	s.BFCLSummaries = bfclSummaries(s.BFCL)
 	s.Tags = a.tags.result()
 	s.Cost = a.cost.summary()
+	s.Judge = a.judge.summary()
 	s.Reasons = a.reasonRows()
 	s.ErrorKinds = a.errorKinds()
 	s.Cases, s.Flaky = a.caseSummaries()

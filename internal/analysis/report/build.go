@@ -117,6 +117,7 @@ func (st *Stream) Build(dir string) (*Summary, error) {
 func (a *aggregator) configure(cfg *configFile) {
 	if m := cfg.meta(); m != nil {
 		a.cost.prices, a.cost.local = m.Config.Prices, schema.LocalBackend(m.Config.Backend)
+		a.judge.configure(m.Config)
 	}
 }
 

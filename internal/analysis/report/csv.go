@@ -16,7 +16,10 @@ import (
 // axis table of package schema/cell, so a new axis gets a column without
 // a change here) and the tool count, then the outcome, the reason codes,
 // the error kind, attempts, turns, calls, tokens, the time spent in the
-// model and in tool calls, and the run's duration. Multiple
+// model and in tool calls, and the run's duration, then the judge's
+// verdicts on its judged answers (pass or fail each, in the case's
+// order: empty for a run without) and the judge's requests, tokens and
+// time, apart from the model's. Multiple
 // values in a cell (tags, reasons) are joined with ";". Cells starting
 // with = + - @ are prefixed with ' so a spreadsheet does not read a model
 // or case string as a formula.
@@ -30,7 +33,8 @@ func NewRunCSV(w io.Writer) (*RunCSV, error) {
 	head := []string{"id", "case", "tags"}
 	head = append(head, cell.Names()...)
 	head = append(head, "tool_count", "outcome", "reasons", "error_kind", "attempts", "turns", "calls",
-		"tokens_in", "tokens_out", "model_latency_ms", "tool_latency_ms", "duration_ms")
+		"tokens_in", "tokens_out", "model_latency_ms", "tool_latency_ms", "duration_ms",
+		"judged", "judge_requests", "judge_tokens_in", "judge_tokens_out", "judge_latency_ms")
 	return c, c.w.Write(head)
 }
 
@@ -55,6 +59,16 @@ func (c *RunCSV) Write(rec *record.Record) error {
 	row = append(row, strconv.Itoa(rec.Cell.ToolCount), string(rec.Outcome), strings.Join(matchers.ReasonCodes(rec.Reasons), ";"), kind,
 		strconv.Itoa(rec.Attempts), strconv.Itoa(len(rec.Trace.Turns)), strconv.Itoa(len(rec.Trace.Calls)),
 		strconv.Itoa(rec.Tokens.In), strconv.Itoa(rec.Tokens.Out), ms(model), ms(tool), ms(float64(rec.Duration)))
+	var judged []string
+	var requests, jin, jout int
+	var jlat float64
+	for _, j := range rec.Judged {
+		judged = append(judged, verdictWord(j.Pass))
+		for _, v := range j.Votes {
+			requests, jin, jout, jlat = requests+1, jin+v.Tokens.In, jout+v.Tokens.Out, jlat+float64(v.Latency)
+		}
+	}
+	row = append(row, strings.Join(judged, ";"), strconv.Itoa(requests), strconv.Itoa(jin), strconv.Itoa(jout), ms(jlat))
 	for i, v := range row {
 		row[i] = noFormula(displaySafe(v))
 	}

@@ -41,6 +41,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"comparisonsExplainer": func() string { return comparisonsExplainer },
 	"hostsNote":            func() string { return hostsExplainer },
 	"throttleNote":         func() string { return throttleExplainer },
+	"judgeNote":            func() string { return judgeExplainer },
 	"bfclNote":             func() string { return bfclExplainer },
 	"bfclSummaryNote":      func() string { return bfclSummaryExplainer },
 	"tagsNote":             func() string { return tagsExplainer },

@@ -162,6 +162,9 @@ func junitFailure(cc CaseCell) *JUnitProblem {
 	if cc.Example != nil && len(cc.Example.Reasons) > 0 {
 		typ = cc.Example.Reasons[0].Code
 	}
+	if cc.Example != nil && judgedFailure(cc.Example) {
+		msg += " (judged: a model's verdict on a rubric)"
+	}
 	return &JUnitProblem{Message: msg, Type: typ, Text: exampleText(cc.Example)}
 }
 
@@ -242,6 +245,9 @@ func exampleText(e *Example) string {
 	fmt.Fprintf(&b, "run %s (seed %d, %d tools offered): %s\n", e.RunID, e.Seed, e.ToolCount, e.Outcome)
 	for _, r := range e.Reasons {
 		fmt.Fprintf(&b, "  %s: %s\n", r.Code, r.Detail)
+	}
+	for _, j := range e.Judged {
+		fmt.Fprintf(&b, "  judged by %s: %s %s (%s): %s\n", j.Model, j.Where, verdictWord(j.Pass), votesText(j), truncate(j.Reason, 400))
 	}
 	if e.Error != nil {
 		fmt.Fprintf(&b, "  %s: %s\n", e.Error.Kind, e.Error.Message)

@@ -55,6 +55,7 @@ func (s *Summary) writeMarkdown(w io.Writer) error {
 		md.section(md.t.Cost, "## Cost\n\n%s\n\n", c.Note())
 		md.section(md.t.CostCases, "### Cost by case\n\nDearest first.\n\n")
 	}
+	md.section(md.t.Judge, "## Judge\n\n%s\n\n", judgeExplainer)
 	md.section(md.t.ErrorKinds, "## Infrastructure errors\n\nNot model failures; excluded from pass rates.\n\n")
 	md.section(md.t.Flaky, "## Flaky cases\n\nPassed on some seeds and failed on others in the same cell.\n\n")
 	md.failing()

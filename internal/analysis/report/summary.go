@@ -63,6 +63,7 @@ type Summary struct {
 	BFCL               []BFCLRow     `json:"bfcl,omitempty"`           // accuracy per BFCL category, for an imported BFCL suite (bfcl.go)
 	BFCLSummaries      []BFCLSummary `json:"bfcl_summaries,omitempty"` // BFCL's summary columns per model (bfclsummary.go)
 	Cost               *Cost         `json:"cost,omitempty"`           // with prices in the config (cost.go)
+	Judge              *JudgeSummary `json:"judge,omitempty"`          // the judge of judged answers, apart from the models (judge.go)
 	ErrorKinds         []KindCount   `json:"error_kinds,omitempty"`
 	Flaky              []Flaky       `json:"flaky,omitempty"`
 	Cases              []CaseSummary `json:"cases"`
@@ -797,6 +798,8 @@ type Example struct {
 	Trace     record.Trace       `json:"-"`
 	Tokens    record.Tokens      `json:"-"`
 	Duration  record.Millis      `json:"-"`
+	// Judged holds the judge's verdicts on the run's judged answers.
+	Judged []record.Judgement `json:"-"`
 	// State is what the run's state probes saw, and what they were
 	// compared with; nil when the case has none.
 	State *record.State `json:"-"`

@@ -122,6 +122,7 @@ type Tables struct {
 	BFCLSummary *Table // BFCL's summary columns per model
 	Cost        *Table // cost by model, with prices
 	CostCases   *Table // cost by case, dearest first
+	Judge       *Table // the judge of judged answers, apart from the models
 	Flaky       *Table
 	Failing     *Table // the failing cases, worst first, at most maxMarkdownCases rows
 	// FailingMore counts the failing cases Failing leaves out.
@@ -134,7 +135,7 @@ func (s *Summary) Tables() *Tables {
 	t := &Tables{
 		Models: s.modelsTable(), Comparisons: s.comparisonsTable(), ToolCurve: s.toolCurveTable(),
 		SeedSpread: s.seedSpreadTable(), Confirm: s.confirmTable(), Reasons: s.reasonsTable(),
-		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Throttled: s.throttleTable(), BFCL: s.bfclTable(), BFCLSummary: s.bfclSummaryTable(), Tags: s.tagsTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
+		ErrorKinds: s.errorKindsTable(), Hosts: s.hostsTable(), Throttled: s.throttleTable(), Judge: s.judgeTable(), BFCL: s.bfclTable(), BFCLSummary: s.bfclSummaryTable(), Tags: s.tagsTable(), Flaky: s.flakyTable(), Cells: s.cellsTable(),
 	}
 	for _, b := range s.Breakdowns {
 		t.Breakdowns = append(t.Breakdowns, breakdownTable(b))
