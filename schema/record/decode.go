@@ -16,16 +16,16 @@ import (
 //
 // It decodes with github.com/goccy/go-json, which takes a runs.jsonl line
 // in about a quarter of encoding/json's time (5 µs against 23 µs a record
-// of bench/resultgen on the 2-core machine). encoding/json
-// decodes the line instead when goccy cannot be trusted to agree with it:
+// of bench/resultgen on the 2-core machine), into rec seen as wireRecord
+// (wire.go): Record with every untyped value (a call's arguments and
+// structured result, a text call's arguments, a probe's value) decoded
+// keeping its numbers as json.Number, as the agent decoded them, so that
+// a re-score sees 10.0 where the live run did. encoding/json decodes the
+// line instead when goccy cannot be trusted to agree with it:
 //   - goccy rejects the line (so the error is encoding/json's message);
 //   - the line is not valid UTF-8 (encoding/json puts U+FFFD for each bad
 //     byte; goccy keeps them), or holds a control character or an escape
-//     JSON has not (encoding/json rejects them; goccy takes them);
-//   - an untyped value (a call's arguments or structured result, a text
-//     call's arguments, a state probe) holds a number: goccy's Unmarshal
-//     has no UseNumber, and a re-score must see 10.0 where the live run
-//     did, so such a record is decoded keeping the number text.
+//     JSON has not (encoding/json rejects them; goccy takes them).
 //
 // decode_test.go holds the result to encoding/json's on a varied corpus,
 // every prefix of it and mutations of real records. What differs is on
@@ -41,7 +41,7 @@ import (
 // (the corpus holds it to that, so a struct grown past 16 fields fails
 // the test).
 func decodeLine(b []byte, rec *Record) error {
-	if plain(b) && utf8.Valid(b) && gojson.Unmarshal(b, rec) == nil && !hasUntypedNumber(rec) {
+	if plain(b) && utf8.Valid(b) && gojson.UnmarshalNoEscape(b, asWire(rec)) == nil {
 		return nil
 	}
 	*rec = Record{}
@@ -90,48 +90,6 @@ func plain(b []byte) bool {
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
-
-// hasUntypedNumber reports whether a value of rec decoded into an
-// interface holds a number (goccy makes it a float64; it must be a
-// json.Number). A record with state probes counts as one: they are rare.
-func hasUntypedNumber(rec *Record) bool {
-	if rec.State != nil {
-		return true
-	}
-	for i := range rec.Trace.Calls {
-		c := &rec.Trace.Calls[i]
-		if c.Args != nil && anyNumber(c.Args) || anyNumber(c.Structured) {
-			return true
-		}
-	}
-	for i := range rec.Trace.TextCalls {
-		if anyNumber(rec.Trace.TextCalls[i].Args) {
-			return true
-		}
-	}
-	return false
-}
-
-// anyNumber reports whether v, a decoded JSON value, holds a number.
-func anyNumber(v any) bool {
-	switch v := v.(type) {
-	case float64:
-		return true
-	case map[string]any:
-		for _, e := range v {
-			if anyNumber(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if anyNumber(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // unmarshalNumbers is json.Unmarshal keeping numbers inside untyped
 // values (a call's arguments) as json.Number, as the agent decoded them,
