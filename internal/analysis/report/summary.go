@@ -181,18 +181,6 @@ const (
 // Scored is Pass + Fail: the runs a pass rate is computed over.
 func (t Tally) Scored() int { return t.Pass + t.Fail }
 
-func (t *Tally) add(outcome record.Outcome) {
-	t.Runs++
-	switch outcome {
-	case record.Pass:
-		t.Pass++
-	case record.Fail:
-		t.Fail++
-	default:
-		t.Error++
-	}
-}
-
 // finish computes the rate and its Wilson interval over runs: for the
 // runs of one case.
 func (t *Tally) finish() {
@@ -307,26 +295,6 @@ type pooled struct {
 	nums    *caseNumbers
 	perCase [][3]int32 // {pass, scored, runs} by case number
 	cases   int        // cases with runs
-}
-
-func (p *pooled) addRun(c caseRef, outcome record.Outcome) {
-	p.nums = c.nums
-	if int(c.n) >= len(p.perCase) {
-		p.perCase = append(p.perCase, make([][3]int32, int(c.n)+1-len(p.perCase))...)
-	}
-	p.Tally.add(outcome)
-	pc := &p.perCase[c.n]
-	if pc[2] == 0 {
-		p.cases++
-	}
-	pc[2]++
-	switch outcome {
-	case record.Pass:
-		pc[0]++
-		pc[1]++
-	case record.Fail:
-		pc[1]++
-	}
 }
 
 // result is the finished tally.
