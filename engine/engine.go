@@ -190,9 +190,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	case errors.Is(err, errInterrupted):
 		return &Result{Planned: s.l.Plan.Len(), Interrupted: true}, nil
 	case err != nil:
-		return nil, err
+		return nil, s.redact.Error(err)
 	}
-	return s.run(ctx)
+	res, err := s.run(ctx)
+	return res, s.redact.Error(err)
 }
 
 // HugePlan is the plan size above which Run warns, before anything runs,

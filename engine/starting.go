@@ -62,6 +62,9 @@ type starting struct {
 
 	started  bool     // set at the first run: a new directory is kept from then on
 	cleanups []func() // run by close, last first
+	// redact takes the config's secrets out of what the job records
+	// (runs.jsonl, the server's stderr log) and of Run's error.
+	redact *redactor
 }
 
 // newStarting loads the job (step 1 and 2: config, cases, plan).
@@ -70,7 +73,7 @@ func newStarting(ctx context.Context, opts Options) (*starting, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &starting{opts: opts, now: opts.Now, l: l, meta: meta}
+	s := &starting{opts: opts, now: opts.Now, l: l, meta: meta, redact: newRedactor(secretsOf(l.Config))}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -481,7 +484,7 @@ func (s *starting) openServer() error {
 			return err
 		}
 		s.cleanups = append(s.cleanups, func() { f.Close() })
-		log := &cappedLog{w: f, limit: MaxStderrBytes}
+		log := &cappedLog{w: s.redact.Writer(f), limit: MaxStderrBytes}
 		if st, err := f.Stat(); err == nil {
 			log.written = st.Size() // a resumed job's log already holds this much
 		}
@@ -572,7 +575,7 @@ func (s *starting) run(ctx context.Context) (*Result, error) {
 	s.cleanups = append(s.cleanups, func() { f.Close() })
 	res := &Result{Dir: s.dir, Planned: s.l.Plan.Len()}
 	j := &job{
-		l: s.l, be: s.be, sim: s.sim, judge: s.judgeAsker(), src: s.src, descs: s.descs, w: record.NewWriter(f), res: res,
+		l: s.l, be: s.be, sim: s.sim, judge: s.judgeAsker(), src: s.src, descs: s.descs, w: record.NewWriter(s.redact.Writer(f)), res: res,
 		backoff: s.opts.Backoff, now: s.now, tools: map[toolsKey]*toolsEntry{}, want: map[wantKey]*wantEntry{},
 		maxConv: s.opts.MaxConversationBytes,
 	}
