@@ -102,6 +102,22 @@ func checkProbes(src *session.Source, l *Loaded, progress io.Writer) schema.Erro
 				fmt.Fprintf(progress, "warning: state probes call %s, which the server does not mark read-only (readOnlyHint); a probe should only look at the state\n", p.Tool)
 			}
 		}
+		for i, sc := range c.Setup {
+			if ok, _ := src.Probeable(sc.Tool); !ok {
+				errs = append(errs, schema.Locate(c, []any{"setup", i, "tool"}, fmt.Sprintf("the server lists no tool %q for this setup call", sc.Tool)))
+			}
+		}
+		if c.User != nil {
+			for i, a := range c.User.AddTools {
+				for j, tn := range a.Tools {
+					if hidden[tn] {
+						errs = append(errs, schema.Locate(c, []any{"user", "add_tools", i, "tools", j}, fmt.Sprintf("tool %q is kept from the model for state probes: it cannot be offered", tn)))
+					} else if ok, _ := src.Probeable(tn); !ok {
+						errs = append(errs, schema.Locate(c, []any{"user", "add_tools", i, "tools", j}, fmt.Sprintf("the server lists no tool %q to add", tn)))
+					}
+				}
+			}
+		}
 		for _, u := range schema.ToolUses(c) {
 			if hidden[u.Tool] && (u.Role == "needs" || u.Role == "call") {
 				errs = append(errs, schema.Locate(c, u.Elems, fmt.Sprintf("tool %q is kept from the model for state probes (server.probe_only, or marked so by the server): no run can call it", u.Tool)))

@@ -282,3 +282,19 @@ func hasReason(rs []matchers.Reason, code, detail string) bool {
 	}
 	return false
 }
+
+// TestSetupAndAddedToolsChecked: before any run, a setup call or an added
+// tool naming no tool of the server stops the job at its place.
+func TestSetupAndAddedToolsChecked(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.MkdirAll("cases", 0o755)
+	src := strings.NewReplacer("{tool: load,", "{tool: nosuch,", "tools: [late], descriptions: {late: The late tool.}", "tools: [state]").Replace(fmt.Sprintf(counterCase, "c", ""))
+	os.WriteFile("cases/c.yaml", []byte(src), 0o644)
+	os.WriteFile("c.cue", []byte("name: \"c\"\ncases: [\"cases/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"cassettes\"\nmatrix: models: [\"m\"]\n"), 0o644)
+	_, err := Run(context.Background(), Options{ConfigPath: "c.cue", Backend: &counterModel{offered: map[string][][]backend.Tool{}}, Builtin: counterServer, Backoff: noBackoff})
+	for _, want := range []string{`setup[0].tool: the server lists no tool "nosuch" for this setup call`, `user.add_tools[0].tools[0]: tool "state" is kept from the model for state probes`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err %v, want %q", err, want)
+		}
+	}
+}
