@@ -243,8 +243,9 @@ func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, e
 	key := KeyOf(rec.Cell)
 	cs := a.cases[rec.Case]
 	if cs == nil {
-		cs = &caseAgg{id: rec.Case, tags: rec.Tags, cells: map[CellKey]*CaseCell{}}
-		a.cases[rec.Case] = cs
+		id := a.caseNums.names[a.run.n] // a copy, not the line read
+		cs = &caseAgg{id: id, tags: cloneStrings(rec.Tags), cells: map[CellKey]*CaseCell{}}
+		a.cases[id] = cs
 	}
 	cc := cs.cells[key]
 	if cc == nil {

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -17,18 +18,31 @@ import (
 // benchstat builds every comparison from one table. What a record
 // carries beyond its outcome (tokens, latencies, reasons, examples,
 // cost, throttling) is folded by the aggregator's own steps.
+//
+// A row is a few numbers: the distinct cells and tag lists are kept
+// once each (interned, their strings copied, so that no row holds on to
+// the line it was read from).
 type runTable struct {
-	rows  map[runKey]*runCounts
-	order []runKey // in the order first seen, for first-seen orders
-	n     int64    // records folded
+	rows   map[rowKey]int32 // → index in counts
+	order  []rowKey         // in the order first seen, for first-seen orders
+	counts []runCounts
+	cells  []cell.Cell
+	cellOf map[cell.Cell]int32
+	tags   [][]string
+	tagsOf map[string]int32 // by the tags joined with tagSep
+	buf    []byte
+	n      int64 // records folded
 }
 
-// runKey is a row of the table: a case (with the tags its record
-// carried) in a whole cell, seed and tool count included.
+// rowKey is a row of the table: a case (with the tags its record
+// carried) in a whole cell, seed and tool count included, by number.
+type rowKey struct{ c, cell, tags int32 }
+
+// runKey is a row as the projections read it.
 type runKey struct {
 	c    caseRef
 	cell cell.Cell
-	tags string // the record's tags joined by tagSep
+	tags []string
 }
 
 const tagSep = "\x00"
@@ -56,26 +70,72 @@ func (n *runCounts) add(outcome record.Outcome, i int64) {
 
 // add folds one record in, whose outcome the aggregator has checked.
 func (t *runTable) add(rec *record.Record, c caseRef, outcome record.Outcome) {
-	k := runKey{c: c, cell: rec.Cell, tags: strings.Join(rec.Tags, tagSep)}
-	n := t.rows[k]
-	if n == nil {
-		if t.rows == nil {
-			t.rows = map[runKey]*runCounts{}
-		}
-		n = &runCounts{lastScored: -1}
-		t.rows[k] = n
-		t.order = append(t.order, k)
+	if t.rows == nil {
+		t.rows, t.cellOf, t.tagsOf = map[rowKey]int32{}, map[cell.Cell]int32{}, map[string]int32{}
 	}
-	n.add(outcome, t.n)
+	k := rowKey{c: c.n, cell: t.cell(rec.Cell), tags: t.tagList(rec.Tags)}
+	i, ok := t.rows[k]
+	if !ok {
+		i = int32(len(t.counts))
+		t.rows[k] = i
+		t.order = append(t.order, k)
+		t.counts = append(t.counts, runCounts{lastScored: -1})
+	}
+	t.counts[i].add(outcome, t.n)
 	t.n++
 }
 
-// tagList returns the tags of k.
-func (k runKey) tagList() []string {
-	if k.tags == "" {
+// cell returns the number of cell c, interning a copy of it.
+func (t *runTable) cell(c cell.Cell) int32 {
+	i, ok := t.cellOf[c]
+	if !ok {
+		v := reflect.ValueOf(&c).Elem()
+		for f := range v.NumField() {
+			if fv := v.Field(f); fv.Kind() == reflect.String && fv.CanSet() {
+				fv.SetString(strings.Clone(fv.String()))
+			}
+		}
+		i = int32(len(t.cells))
+		t.cells = append(t.cells, c)
+		t.cellOf[c] = i
+	}
+	return i
+}
+
+// tagList returns the number of the tag list tags, interning a copy.
+func (t *runTable) tagList(tags []string) int32 {
+	t.buf = t.buf[:0]
+	for i, tag := range tags {
+		if i > 0 {
+			t.buf = append(t.buf, tagSep...)
+		}
+		t.buf = append(t.buf, tag...)
+	}
+	if i, ok := t.tagsOf[string(t.buf)]; ok {
+		return i
+	}
+	i := int32(len(t.tags))
+	t.tags = append(t.tags, cloneStrings(tags))
+	t.tagsOf[string(t.buf)] = i
+	return i
+}
+
+// cloneStrings returns a copy of ss and of its strings, nil for none.
+func cloneStrings(ss []string) []string {
+	if ss == nil {
 		return nil
 	}
-	return strings.Split(k.tags, tagSep)
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
+}
+
+// row returns row k as the projections read it, with its counts.
+func (a *aggregator) row(k rowKey) (runKey, runCounts) {
+	t := &a.table
+	return runKey{c: caseRef{&a.caseNums, k.c}, cell: t.cells[k.cell], tags: t.tags[k.tags]}, t.counts[t.rows[k]]
 }
 
 // caseID returns the case id of k.
@@ -105,8 +165,8 @@ func (a *aggregator) project() {
 		}
 	}
 	lastScored := map[[2]string]int64{} // (subset, case) → record index
-	for _, k := range a.table.order {
-		n := *a.table.rows[k]
+	for _, rk := range a.table.order {
+		k, n := a.row(rk)
 		c, id := k.cell, k.caseID()
 		a.totals.addCounts(k.c, n)
 		a.projectModel(k, n)
@@ -133,9 +193,8 @@ func (a *aggregator) project() {
 			}
 			pooledAt(byModel, c.Value(ax)).addCounts(k.c, n)
 		}
-		tags := k.tagList()
-		a.tags.add(c.Model, tags, k.c, n)
-		a.bfcl.add(c.Model, tags, k.c, id, n)
+		a.tags.add(c.Model, k.tags, k.c, n)
+		a.bfcl.add(c.Model, k.tags, k.c, id, n)
 	}
 }
 

@@ -270,6 +270,7 @@ func (c *caseNumbers) ref(id string) caseRef {
 			c.of = map[string]int32{}
 		}
 		n = int32(len(c.names))
+		id = strings.Clone(id) // not the line it was read from
 		c.of[id] = n
 		c.names = append(c.names, id)
 	}
