@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+
+	"github.com/toolward/toolward/schema/record"
 )
 
 // Bounds on what toolward reads from a command or url MCP server (the
@@ -34,6 +36,18 @@ const (
 	// long as the connection lives. The connection works on without the
 	// stream: only requests the server would send there go unanswered.
 	MaxStreamRefusals = 3
+	// MaxString is what toolward keeps of one JSON string in a message
+	// from a server (a tool's text, a structured value's string), in
+	// bytes as sent: a longer one is clipped while the message is read
+	// (see clipper), so the model, the scorer and the record get its
+	// first MaxString bytes and a marker with its length and a digest of
+	// the rest. It is record.MaxFieldBytes, the most a record keeps.
+	MaxString = record.MaxFieldBytes
+	// MaxHeld is the most toolward holds of one message from a server
+	// once its strings are clipped (a structure of many short strings or
+	// numbers shrinks no further); a longer one fails the call. A
+	// tools/list page is bounded by MaxMessage and MaxListBytes instead.
+	MaxHeld = 4 << 20
 )
 
 // Limits override the bounds above for one Source; a zero field means
@@ -48,6 +62,8 @@ type Limits struct {
 	StreamRefusals int
 	// SeedBytes: see MaxSeedBytes.
 	SeedBytes int64
+	// String, Held: see MaxString, MaxHeld.
+	String, Held int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -72,6 +88,12 @@ func (l Limits) withDefaults() Limits {
 	if l.SeedBytes <= 0 {
 		l.SeedBytes = MaxSeedBytes
 	}
+	if l.String <= 0 {
+		l.String = MaxString
+	}
+	if l.Held <= 0 {
+		l.Held = MaxHeld
+	}
 	return l
 }
 
@@ -89,7 +111,7 @@ func (e *LimitError) Error() string {
 // amount prints a byte limit in MiB/KiB and counts as numbers.
 func amount(n int64, what string) string {
 	switch what {
-	case "one message", "one tools/list":
+	case "one message", "one tools/list", heldWhat:
 		switch {
 		case n >= 1<<20 && n%(1<<20) == 0:
 			return fmt.Sprintf("%d MiB", n>>20)

@@ -284,6 +284,8 @@ func (s *Source) listPages(ctx context.Context, c *conn) ([]mcp.Tool, error) {
 	var start int64
 	if c.wire != nil {
 		start = c.wire.read.Load()
+		c.wire.listing.Store(true)
+		defer c.wire.listing.Store(false)
 	}
 	seen := map[[sha256.Size]byte]bool{}
 	var all []mcp.Tool

@@ -23,6 +23,9 @@ type wire struct {
 	lim     Limits
 	read    atomic.Int64 // bytes read from the server
 	pending atomic.Int64 // server-to-client requests not yet answered (stdio)
+	// listing is set while tools/list is read: its pages are bounded by
+	// Limits.Message and ListBytes, not Limits.Held.
+	listing atomic.Bool
 
 	mu  sync.Mutex
 	err error
@@ -53,6 +56,29 @@ func (w *wire) fault() error {
 
 func (w *wire) tooLong() error {
 	return w.fail(&LimitError{What: "one message", Limit: int64(w.lim.Message), Name: "session.MaxMessage"})
+}
+
+// heldWhat names Limits.Held in its LimitError.
+const heldWhat = "one message with its strings clipped"
+
+// held fails when n bytes of one clipped message are more than toolward
+// holds (Limits.Held), outside a tools/list.
+func (w *wire) held(n int) error {
+	if n <= w.lim.Held || w.listing.Load() {
+		return nil
+	}
+	return w.fail(&LimitError{What: heldWhat, Limit: int64(w.lim.Held), Name: "session.MaxHeld"})
+}
+
+// keepBuf is the largest buffer a reader keeps for its next message; a
+// longer one (a long answer's) is let go once passed on.
+const keepBuf = 1 << 20
+
+func reuse(b []byte) []byte {
+	if cap(b) > keepBuf {
+		return nil
+	}
+	return b[:0]
 }
 
 // quoteLen is how much of a bad message an error quotes.
@@ -123,16 +149,21 @@ func nestedTooDeep(b []byte) bool {
 }
 
 // readLine reads one line of at most max bytes (its newline included)
-// from br, appending it to buf. At the end of the stream it returns what
-// it has with io.EOF.
-func (w *wire) readLine(br *bufio.Reader, buf []byte, max int) ([]byte, error) {
+// from br, appending it to buf with its strings clipped by c (within
+// Limits.Held). At the end of the stream it returns what it has with
+// io.EOF.
+func (w *wire) readLine(br *bufio.Reader, buf []byte, max int, c *clipper) ([]byte, error) {
+	c.reset()
 	for {
 		chunk, err := br.ReadSlice('\n')
 		w.read.Add(int64(len(chunk)))
-		if len(buf)+len(chunk) > max {
+		if c.read+len(chunk) > max {
 			return buf, w.tooLong()
 		}
-		buf = append(buf, chunk...)
+		buf = c.add(buf, chunk)
+		if err := w.held(len(buf)); err != nil {
+			return buf, err
+		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
@@ -168,10 +199,11 @@ func (u *unitReader) Read(p []byte) (int, error) {
 // without logging; the fault is in w.
 func (w *wire) stdout(r io.Reader) io.Reader {
 	br := bufio.NewReaderSize(r, 64<<10)
+	c := newClipper(w.lim.String)
 	var line []byte
 	return &unitReader{next: func() ([]byte, error) {
 		var err error
-		line, err = w.readLine(br, line[:0], w.lim.Message)
+		line, err = w.readLine(br, reuse(line), w.lim.Message, c)
 		if err != nil && !errors.Is(err, io.EOF) {
 			if w.fault() == nil {
 				return nil, err
@@ -327,8 +359,9 @@ func isAnswer(req *http.Request) bool {
 	return json.NewDecoder(io.LimitReader(rc, 1<<20)).Decode(&m) == nil && m.Method == "" && len(m.ID) > 0
 }
 
-// checkedBody reads a JSON answer whole (within Limits.Message) and
-// checks it as one message before passing it on.
+// checkedBody reads a JSON answer whole (within Limits.Message), its
+// strings clipped as they come (within Limits.Held), and checks it as
+// one message before passing it on.
 func (w *wire) checkedBody(b *limitedBody) io.ReadCloser {
 	done := false
 	u := &unitReader{next: func() ([]byte, error) {
@@ -336,7 +369,7 @@ func (w *wire) checkedBody(b *limitedBody) io.ReadCloser {
 			return nil, io.EOF
 		}
 		done = true
-		msg, err := io.ReadAll(b)
+		msg, err := w.readClipped(b)
 		if err != nil {
 			return nil, err
 		}
@@ -351,6 +384,26 @@ func (w *wire) checkedBody(b *limitedBody) io.ReadCloser {
 		io.Reader
 		io.Closer
 	}{u, b}
+}
+
+// readClipped reads r to its end, clipping its strings as they come.
+func (w *wire) readClipped(r io.Reader) ([]byte, error) {
+	c := newClipper(w.lim.String)
+	chunk := make([]byte, 32<<10)
+	var msg []byte
+	for {
+		n, err := r.Read(chunk)
+		msg = c.add(msg, chunk[:n])
+		if herr := w.held(len(msg)); herr != nil {
+			return nil, herr
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return msg, nil
+		case err != nil:
+			return nil, err
+		}
+	}
 }
 
 // limitedBody fails once more than Limits.Message bytes were read.
@@ -383,21 +436,25 @@ func (b *limitedBody) Close() error { return b.rc.Close() }
 // stream's end would make mcp-go resume it).
 func (w *wire) sseBody(rc io.ReadCloser) io.ReadCloser {
 	br := bufio.NewReaderSize(rc, 64<<10)
+	c := newClipper(w.lim.String)
 	var event, data, line []byte
 	hasData := false
 	u := &unitReader{next: func() ([]byte, error) {
-		event, data, hasData = event[:0], data[:0], false
-		for {
+		event, data, hasData = reuse(event), reuse(data), false
+		for sent := 0; ; { // sent: the event's bytes as the server sent them
 			var err error
-			line, err = w.readLine(br, line[:0], w.lim.Message)
+			line, err = w.readLine(br, reuse(line), w.lim.Message, c)
 			if err != nil && !errors.Is(err, io.EOF) {
 				return nil, err
 			}
 			eof := err != nil
 			t := bytes.TrimRight(line, "\r\n")
 			if len(t) > 0 && t[0] != ':' { // a field; comments are dropped
-				if len(event)+len(t)+1 > w.lim.Message {
+				if sent += c.read; sent > w.lim.Message {
 					return nil, w.tooLong()
+				}
+				if err := w.held(len(event) + len(t) + 1); err != nil {
+					return nil, err
 				}
 				event = append(append(event, t...), '\n')
 				if v, ok := bytes.CutPrefix(t, []byte("data:")); ok {
