@@ -1,18 +1,23 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/toolward/toolward/fixtures/fakes/fakejudge"
 	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
+	"github.com/toolward/toolward/schema/record"
+	"github.com/toolward/toolward/schema/results"
 	"github.com/toolward/toolward/schema/runconfig"
 )
 
@@ -148,10 +153,20 @@ func TestConversationsConfig(t *testing.T) {
 		t.Fatalf("offline records:\n%s", b)
 	}
 
-	model, simModel := cfg.Matrix.Values(cell.Model)[0], cfg.Simulator.Model
+	model, simModel, judgeModel := cfg.Matrix.Values(cell.Model)[0], cfg.Simulator.Model, cfg.Judge.Model
+	// The live judge is fakejudge: it grades by the rubric (its quoted
+	// phrases) inside the delimited material.
+	var judgeRequests atomic.Int64
+	script := cassetteScript(t, cfg.Backend.Replay, cases, model, simModel)
 	fake := fakeollama.Start(t, fakeollama.Options{
-		Models: []fakeollama.Model{{Name: model}, {Name: simModel}},
-		Script: cassetteScript(t, cfg.Backend.Replay, cases, model, simModel),
+		Models: []fakeollama.Model{{Name: model}, {Name: simModel}, {Name: judgeModel}},
+		Script: func(req *api.ChatRequest) fakeollama.Reply {
+			if req.Model == judgeModel {
+				judgeRequests.Add(1)
+				return fakejudge.Ollama(req)
+			}
+			return script(req)
+		},
 	})
 	liveCfg := *cfg
 	liveCfg.Backend = schema.Backend{Ollama: &schema.Ollama{Host: fake.URL}}
@@ -169,10 +184,39 @@ func TestConversationsConfig(t *testing.T) {
 	if len(live) != len(offline) || len(replayed) != len(offline) {
 		t.Errorf("%d runs offline, %d live, %d replayed", len(offline), len(live), len(replayed))
 	}
+	// The judged answers: the committed judge turns give the verdicts a
+	// live rubric-following judge gives, on the same inputs, and its
+	// recording replays to them; one judge request per judged answer.
+	offJ, liveJ, repJ := judgements(t, filepath.Join(tmp, "offline")), judgements(t, filepath.Join(tmp, "live")), judgements(t, filepath.Join(tmp, "replayed"))
+	judged := 0
+	for id, j := range offJ {
+		judged += strings.Count(j, "\n")
+		if liveJ[id] != j || repJ[id] != j {
+			t.Errorf("run %s judged: committed cassettes\n%s live\n%s replayed\n%s", id, j, liveJ[id], repJ[id])
+		}
+	}
+	if judged != 3 || judgeRequests.Load() != int64(judged) {
+		t.Errorf("%d judged answers offline, %d live judge requests: want 3 and one request each", judged, judgeRequests.Load())
+	}
 	// Both sides were recorded: the simulated users' turns are there.
 	rs, errs := schema.LoadCassettes(cassettes)
 	if len(errs) > 0 {
 		t.Fatal(errs)
+	}
+	committed, errs := schema.LoadCassettes(cfg.Backend.Replay)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	judgeTurns := func(cs []*schema.Cassette) map[string][]string {
+		out := map[string][]string{}
+		for _, c := range cs {
+			for _, tu := range c.Runs[0].Turns {
+				if tu.Role == schema.CassetteRoleJudge {
+					out[c.Case] = append(out[c.Case], tu.Content)
+				}
+			}
+		}
+		return out
 	}
 	users := 0
 	for _, c := range rs {
@@ -185,4 +229,34 @@ func TestConversationsConfig(t *testing.T) {
 	if users != 6 {
 		t.Errorf("%d simulated user turns recorded, want the cassettes' 6", users)
 	}
+	// The committed judge turns are the recorded ones.
+	if rec, com := judgeTurns(rs), judgeTurns(committed); !maps.EqualFunc(rec, com, slices.Equal) {
+		for _, c := range rs {
+			if !slices.Equal(rec[c.Case], com[c.Case]) {
+				b, _ := os.ReadFile(filepath.Join(cassettes, c.Case+".yaml"))
+				t.Errorf("%s: committed judge turns %q, recorded %q; the recording:\n%s", c.Case, com[c.Case], rec[c.Case], b)
+			}
+		}
+	}
+}
+
+// judgements returns each run's judged answers in dir: one line per
+// answer with where, input digest, verdict and reason.
+func judgements(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	_, err := results.RunsLines(func(rec *record.Record, _ []byte) error {
+		var b strings.Builder
+		for _, j := range rec.Judged {
+			fmt.Fprintf(&b, "%s %s %v %s\n", j.Where, j.Input, j.Pass, j.Reason)
+		}
+		if b.Len() > 0 {
+			out[rec.ID] = b.String()
+		}
+		return nil
+	}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -112,6 +112,10 @@ func TestScoreAsksOnlyChangedVerdicts(t *testing.T) {
 			t.Errorf("%s lacks %q", c.file, c.want)
 		}
 	}
+	// toolward show gives each judged answer's verdict beside the reasons.
+	if out := run(0, "show", "edited", "--case", "refund"); !strings.Contains(out, "  - judged by j: expect.answer fail (1 vote): the answer does not say 60 days\n") {
+		t.Errorf("show lacks the judge's verdict:\n%s", out)
+	}
 	// Scored again with the edit, the new verdicts stand: no request.
 	out = run(0, "score", "edited", "--out", "again")
 	if judged.Load() != 9 || !strings.Contains(out, "reused 6 stored verdicts") {

@@ -13,6 +13,7 @@ import (
 	"github.com/toolward/toolward/engine"
 	"github.com/toolward/toolward/engine/judge"
 	"github.com/toolward/toolward/internal/analysis/stats"
+	"github.com/toolward/toolward/schema"
 )
 
 func init() {
@@ -75,6 +76,11 @@ func runJudgeCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolward judge-check: %s names no judge: add judge: {model: \"…\"}\n", pos[0])
 		return 1
 	}
+	if dir := judgeReplay(l.Config); dir != "" {
+		fmt.Fprintf(stderr, "toolward judge-check: the judge of %s replays from the cassettes in %s, which answer by position, not by what they are asked: "+
+			"judge-check measures a live judge; point judge.backend at the judge model's server (see docs/judge.md)\n", pos[0], dir)
+		return 1
+	}
 	k := *samples
 	if k == 0 {
 		k = max(jc.Samples, 3)
@@ -97,6 +103,14 @@ func runJudgeCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "judge %s (temperature %g), %d votes per answer\n\n", jc.Model, jc.Temperature, k)
 	return printJudgeCheck(stdout, rubrics, time.Since(start))
+}
+
+// judgeReplay is the replay directory cfg's judge answers from, or "".
+func judgeReplay(cfg *schema.Config) string {
+	if b := cfg.Judge.Backend; b != nil {
+		return b.Replay
+	}
+	return cfg.Backend.Replay
 }
 
 // printJudgeCheck writes the table, the disagreements and the judge's

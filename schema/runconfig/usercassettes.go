@@ -156,3 +156,51 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// judgeCassettes checks that replaying cfg's cases from cs, the
+// cassettes of dir, finds the judge's turns (role: judge) each judged
+// case asks for, when the judge replays from dir too (judge.backend
+// unset, or the same replay directory): a run of a case with n judged
+// answers in the default cell is asked n × judge.samples verdicts, and a
+// run with fewer turns with role judge fails as an error of kind judge.
+func judgeCassettes(cfg *schema.Config, cases []*schema.Case, cs []*schema.Cassette, dir string) schema.Errors {
+	j := cfg.Judge
+	if j == nil || (j.Backend != nil && !samePath(j.Backend.Replay, dir)) {
+		return nil
+	}
+	byCase := make(map[string]*schema.Cassette, len(cs))
+	for _, c := range cs {
+		byCase[c.Case] = c
+	}
+	used := runSelector(cfg, cases)
+	var errs schema.Errors
+	for _, c := range cases {
+		cas := byCase[c.ID]
+		if cas == nil || c.Expectation == nil {
+			continue
+		}
+		judged := c.Expectation.Judged(schema.GoldenCell)
+		want := len(judged) * max(j.Samples, 1)
+		if want == 0 {
+			continue
+		}
+		for i := range cas.Runs {
+			r := &cas.Runs[i]
+			have := 0
+			for _, t := range r.Turns {
+				if t.Role == schema.CassetteRoleJudge {
+					have++
+				}
+			}
+			if have >= want || !used(r) {
+				continue
+			}
+			errs = append(errs, &schema.Error{File: cas.File, Line: r.Line, Col: r.Col, Path: fmt.Sprintf("runs[%d]", i),
+				Msg: fmt.Sprintf("case %s has %s and judge.samples %d, so a replay of %s asks the judge for %s, and this run has %s with role: judge: "+
+					"verdict %d would fail as an error of kind judge; add the judge's replies as turns with role: judge "+
+					`(content: '{"verdict": "pass", "reason": "…"}'), or record them with toolward run --record DIR against a live judge`,
+					c.ID, plural(len(judged), "judged answer"), max(j.Samples, 1), cfg.File, plural(want, "verdict"), plural(have, "turn"), have+1)})
+		}
+	}
+	return errs
+}

@@ -167,6 +167,7 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 			if simDir != "" && samePath(simDir, dir) {
 				v.errs = append(v.errs, userCassettes(cfg, selected, cs, dir)...)
 			}
+			v.errs = append(v.errs, judgeCassettes(cfg, selected, cs, dir)...)
 		}
 	}
 	return sum, v.errs.Sort()

@@ -180,3 +180,29 @@ func TestCheckSimulatorCassettes(t *testing.T) {
 		t.Errorf("a live simulator: %v", errs)
 	}
 }
+
+// TestCheckJudgeCassettes: a judge replaying from the config's cassettes
+// needs judged answers × judge.samples turns with role: judge in each
+// run of a judged case; a judge on a live backend needs none.
+func TestCheckJudgeCassettes(t *testing.T) {
+	judged := "id: a\nprompt: p\nexpect: {answer: {$judge: 'says \"hi\"'}}\n---\nid: b\nprompt: p\nexpect: {no_calls: true}\n"
+	verdict := `{role: judge, content: '{"verdict": "pass", "reason": "ok"}'}`
+	dir := writeFiles(t, map[string]string{
+		"suite/a.yaml":      judged,
+		"tapes/a.yaml":      "case: a\nruns:\n  - when: {seed: 9}\n    turns: [{content: unused}]\n  - turns: [{content: hi}, " + verdict + "]\n---\ncase: b\nruns: [{turns: [{content: hi}]}]\n",
+		"configs/one.cue":   "name: \"one\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"tapes\"\njudge: model: \"j\"\nmatrix: models: [\"m\"]\n",
+		"configs/three.cue": "name: \"three\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"tapes\"\njudge: {model: \"j\", samples: 3}\nmatrix: models: [\"m\"]\n",
+		"configs/live.cue":  "name: \"live\"\ncases: [\"suite/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"tapes\"\njudge: {model: \"j\", samples: 3, backend: ollama: {host: \"http://127.0.0.1:1\"}}\nmatrix: models: [\"m\"]\n",
+	})
+	t.Chdir(dir)
+	for _, cfg := range []string{"configs/one.cue", "configs/live.cue"} {
+		if _, errs := checkPaths([]string{cfg}); len(errs) != 0 {
+			t.Errorf("%s: %v", cfg, errs.Lines())
+		}
+	}
+	_, errs := checkPaths([]string{"configs/three.cue"})
+	want := "tapes/a.yaml:5:5: runs[1]: case a has 1 judged answer and judge.samples 3, so a replay of configs/three.cue asks the judge for 3 verdicts, and this run has 1 turn with role: judge: verdict 2 would fail"
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
+		t.Errorf("got %q\nwant one error starting %q", errs.Lines(), want)
+	}
+}

@@ -170,6 +170,17 @@ func judgedFailure(e *Example) bool {
 }
 
 // votesText says how a judgement's votes fell: "1 vote", "3 of 3 votes".
+// judgedLine is one judged answer's verdict on a line of text (junit.xml,
+// toolward show): the judge model, where, the verdict, how the votes
+// fell and the reason, cut to clip bytes when clip > 0.
+func judgedLine(j record.Judgement, clip int) string {
+	reason := j.Reason
+	if clip > 0 {
+		reason = truncate(reason, clip)
+	}
+	return fmt.Sprintf("judged by %s: %s %s (%s): %s", j.Model, j.Where, verdictWord(j.Pass), votesText(j), reason)
+}
+
 func votesText(j record.Judgement) string {
 	if len(j.Votes) == 1 {
 		return "1 vote"

@@ -247,7 +247,7 @@ func exampleText(e *Example) string {
 		fmt.Fprintf(&b, "  %s: %s\n", r.Code, r.Detail)
 	}
 	for _, j := range e.Judged {
-		fmt.Fprintf(&b, "  judged by %s: %s %s (%s): %s\n", j.Model, j.Where, verdictWord(j.Pass), votesText(j), truncate(j.Reason, 400))
+		fmt.Fprintf(&b, "  %s\n", judgedLine(j, 400))
 	}
 	if e.Error != nil {
 		fmt.Fprintf(&b, "  %s: %s\n", e.Error.Kind, e.Error.Message)

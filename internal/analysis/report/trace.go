@@ -111,6 +111,9 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 	for _, r := range rec.Reasons {
 		fmt.Fprintf(b, "  - %s: %s\n", r.Code, r.Detail)
 	}
+	for _, j := range rec.Judged {
+		fmt.Fprintf(b, "  - %s\n", judgedLine(j, 0))
+	}
 	if e := rec.Error; e != nil {
 		fmt.Fprintf(b, "  - %s: %s\n", e.Kind, e.Message)
 	}
