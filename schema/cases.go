@@ -446,16 +446,16 @@ func (c *Case) Opening() string {
 	return ""
 }
 
-// modelGoldenArgs gives the arguments of c's golden calls, decoded with
+// modelGoldenArgs gives the arguments of c's golden and setup calls, decoded with
 // the rest of the document (numbers as int64 or float64), the form a
 // model's take: every number a json.Number with the text as written
 // (modelValue), as the engine decodes a model's arguments. So a golden
 // 10.0 is rejected by $int: 10 in validate as the same call from a model
 // is in a run.
 func (c *Case) modelGoldenArgs(doc *yaml.Node) {
-	fixCalls := func(calls []GoldenCall, at []any) {
+	fixCalls := func(calls []GoldenCall, list []any) {
 		for i := range calls {
-			n := valueAt(doc, append(slices.Clone(at), "calls", i, "args"))
+			n := valueAt(doc, append(slices.Clone(list), i, "args"))
 			if n == nil {
 				continue
 			}
@@ -465,11 +465,14 @@ func (c *Case) modelGoldenArgs(doc *yaml.Node) {
 		}
 	}
 	fix := func(g *Golden, at []any) {
-		fixCalls(g.Calls, at)
+		fixCalls(g.Calls, append(slices.Clone(at), "calls"))
 		for i := range g.Turns {
-			fixCalls(g.Turns[i].Calls, append(slices.Clone(at), "turns", i))
+			fixCalls(g.Turns[i].Calls, append(slices.Clone(at), "turns", i, "calls"))
 		}
 	}
+	// Setup calls go to the server as written too (BFCL's initial_config
+	// tells 150.0 from 150 in the results it gives).
+	fixCalls(c.Setup, []any{"setup"})
 	if c.Golden != nil {
 		fix(c.Golden, []any{"golden"})
 	}

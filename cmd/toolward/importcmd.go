@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolward/toolward/internal/analysis/report"
@@ -29,12 +32,23 @@ question files and possible_answer/) into a toolward suite under DIR:
 
 Imported: simple_python, simple_java, simple_javascript, multiple,
 parallel, parallel_multiple, irrelevance and their live_ variants
-(live_relevance passes when the model makes a call). Multi-turn, memory,
-web search and format sensitivity are out of scope: their files are
-skipped and listed. DIR must not exist or be empty. Then:
+(live_relevance passes when the model makes a call). Memory, web search
+and format sensitivity are out of scope: their files are skipped and
+listed. DIR must not exist or be empty. Then:
 
   toolward validate DIR/cases DIR/bfcl.cue
   toolward run DIR/bfcl.cue
+
+The multi-turn categories (multi_turn_base, _miss_func, _miss_param,
+_long_context) become conversations against BFCL's own back-end classes,
+run by a small Python MCP server; they need DATA_DIR to be a BFCL
+installation's bfcl_eval/data (a gorilla checkout or pip install
+bfcl-eval) and python3 with mpmath, else they are skipped, saying why:
+
+  cases/multi_turn/<category>.yaml   one conversation per entry
+  multi_turn_cassettes/              a replayed model that gives each golden
+  server/bfcl_mcp.py, tools.json     the server and the tools it serves
+  bfcl_multi_turn.cue                a config running them (toolward run it)
 
 docs/bfcl.md lists where toolward's verdicts differ from BFCL's checker.
 
@@ -92,12 +106,25 @@ func importBFCL(dataDir, out string, only []string, stdout io.Writer) error {
 	}
 	s := bfcl.Convert(d, reserved)
 	caseSchema := schema.CaseJSONSchema()
-	l, err := bfcl.Write(s, out, out, caseSchema)
-	if err != nil {
+	var l *bfcl.Layout
+	if len(s.Categories) > 0 || !bfcl.WantsMultiTurn(dataDir, only) {
+		if l, err = bfcl.Write(s, out, out, caseSchema); err != nil {
+			return err
+		}
+	} else if err := bfcl.CheckEmpty(out); err != nil {
 		return err
 	}
 	for _, c := range s.Categories {
 		fmt.Fprintf(stdout, "%-24s %4d cases\n", c, len(s.Cases[c]))
+	}
+	mt, err := importMultiTurn(dataDir, out, only, s, stdout)
+	if err != nil {
+		return err
+	}
+	if l == nil && mt != nil { // multi-turn categories only
+		if err := os.WriteFile(filepath.Join(out, "case.schema.json"), caseSchema, 0o644); err != nil {
+			return err
+		}
 	}
 	if r := s.Renamed(); len(r) > 0 {
 		fmt.Fprintf(stdout, "renamed %d functions whose name a different definition or a bundled tool holds (each case's description says which):", len(r))
@@ -109,8 +136,50 @@ func importBFCL(dataDir, out string, only []string, stdout io.Writer) error {
 	for _, sk := range s.Skipped {
 		fmt.Fprintf(stdout, "skipped %s: %s\n", report.DisplayLine(sk.What), report.DisplayLine(sk.Reason))
 	}
-	fmt.Fprintf(stdout, "wrote %d cases and %d tools to %s; run: toolward run %s/bfcl.cue\n", l.Cases, l.Tools, out, strings.TrimSuffix(out, "/"))
+	if l != nil {
+		fmt.Fprintf(stdout, "wrote %d cases and %d tools to %s; run: toolward run %s/bfcl.cue\n", l.Cases, l.Tools, out, strings.TrimSuffix(out, "/"))
+	}
+	if mt != nil {
+		n := 0
+		for _, c := range mt.Categories {
+			n += mt.Cases[c]
+		}
+		fmt.Fprintf(stdout, "wrote %d multi-turn conversations and %d tools of BFCL's back ends (%s); run: toolward run %s/%s\n", n, mt.Tools, mt.Root, strings.TrimSuffix(out, "/"), bfcl.MultiTurnConfig)
+	}
 	return nil
+}
+
+// importMultiTurn imports BFCL's multi-turn categories after the
+// single-turn suite, replacing their "skipped" lines with what it wrote;
+// when python3, mpmath or BFCL's back ends are missing it says so and
+// leaves them out (an error only when they were asked for by name).
+func importMultiTurn(dataDir, out string, only []string, s *bfcl.Suite, stdout io.Writer) (*bfcl.MultiTurnLayout, error) {
+	if !bfcl.WantsMultiTurn(dataDir, only) {
+		return nil, nil
+	}
+	mt, err := bfcl.ImportMultiTurn(dataDir, out, out, "python3", only)
+	if err != nil {
+		for _, c := range only {
+			if slices.Contains(bfcl.MultiTurnCategories, c) {
+				return nil, fmt.Errorf("multi-turn categories: %w", err)
+			}
+		}
+		fmt.Fprintf(stdout, "multi-turn categories NOT imported: %v\n", err)
+		return nil, nil
+	}
+	s.Skipped = slices.DeleteFunc(s.Skipped, func(sk bfcl.Skipped) bool {
+		for _, c := range mt.Categories {
+			if strings.HasSuffix(sk.What, "_"+c+".json") {
+				return true
+			}
+		}
+		return false
+	})
+	s.Skipped = append(s.Skipped, mt.Skipped...)
+	for _, c := range mt.Categories {
+		fmt.Fprintf(stdout, "%-24s %4d conversations\n", c, mt.Cases[c])
+	}
+	return mt, nil
 }
 
 // builtinToolNames returns the tools the bundled server has before a

@@ -92,7 +92,7 @@ var fileRE = regexp.MustCompile(`^BFCL_v(\d+)_(.+)\.json$`)
 
 // outOfScope maps a category prefix to why it is not imported.
 var outOfScope = []struct{ prefix, reason string }{
-	{"multi_turn", "multi-turn categories are stateful conversations over executable back ends; toolward imports single-turn categories only"},
+	{"multi_turn", "multi-turn categories are conversations against BFCL's back ends, which the import needs beside the data (a BFCL installation's bfcl_eval/data) with python3 and mpmath"},
 	{"memory", "memory categories need BFCL's memory back end across turns; out of scope"},
 	{"web_search", "web search categories need live web search and multi-turn state; out of scope"},
 	{"format_sensitivity", "format sensitivity varies BFCL's prompt formats for prompting models; out of scope"},

@@ -14,7 +14,7 @@ func TestReadSkipsOutOfScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Skipped) != 1 || d.Skipped[0].What != "BFCL_v4_multi_turn_base.json" || !strings.Contains(d.Skipped[0].Reason, "single-turn categories only") {
+	if len(d.Skipped) != 1 || d.Skipped[0].What != "BFCL_v4_multi_turn_base.json" || !strings.Contains(d.Skipped[0].Reason, "conversations against BFCL's back ends") {
 		t.Errorf("skipped = %+v", d.Skipped)
 	}
 	var names []string

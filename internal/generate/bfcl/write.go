@@ -40,7 +40,7 @@ type Layout struct {
 // as the config should spell it (paths in configs are relative to the
 // working directory). dir must not exist or be empty.
 func Write(s *Suite, dir, configDir string, caseSchema []byte) (*Layout, error) {
-	if err := checkEmpty(dir); err != nil {
+	if err := CheckEmpty(dir); err != nil {
 		return nil, err
 	}
 	l := &Layout{Schema: "case.schema.json", Config: "bfcl.cue"}
@@ -99,19 +99,25 @@ func Write(s *Suite, dir, configDir string, caseSchema []byte) (*Layout, error) 
 		}
 	}
 	files[l.Config] = []byte(configText(configDir, l))
-	for name, b := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	return l, nil
+	return l, writeFiles(dir, files)
 }
 
-func checkEmpty(dir string) error {
+// writeFiles writes each file under dir, by its slash-separated name.
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, b := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckEmpty says why dir cannot take an import: it is not empty.
+func CheckEmpty(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil
