@@ -10,20 +10,26 @@
 # which start-up (CUE, the case suite, the sandbox database) cannot hide.
 # Each (backend, size) is measured REPEATS times; the table gives the
 # median and the minimum. Run from the repository root:
-#   bench/backends.sh [-r REPEATS] [-j CONCURRENCY] [-b "ollama openai anthropic"] [-t TOOLS] [SMALL BIG]
+#   bench/backends.sh [-r REPEATS] [-j CONCURRENCY] [-b "ollama openai anthropic"] [-t TOOLS] [-g] [SMALL BIG]
 # Defaults: 3 repeats, -j 4, all three backends, 500 and 10000 runs, each run
 # offered only the tool it needs; -t N offers N of the bundled server's
 # tools (the tool subset {count: N}), as a tool-count sweep does.
+# -g also measures the same suite with its answers judged ({$judge: …},
+# the fake's bench-judge model as judge: one judge request per run), and
+# gives the marginal harness CPU per judge request
+#   ((CPU_judged(big) - CPU_judged(small)) - (CPU(big) - CPU(small))) / (big - small)
+# beside the model request's; the two jobs of a size are measured in turn.
 # TOOLWARD=path measures that binary instead of building ./cmd/toolward.
 set -euo pipefail
-repeats=3 jobs=4 backends="ollama openai anthropic" tools=""
-while getopts "r:j:b:t:" opt; do
+repeats=3 jobs=4 backends="ollama openai anthropic" tools="" judged=""
+while getopts "r:j:b:t:g" opt; do
 	case "$opt" in
 	r) repeats="$OPTARG" ;;
 	j) jobs="$OPTARG" ;;
 	b) backends="$OPTARG" ;;
 	t) tools="$OPTARG" ;;
-	*) echo "usage: $0 [-r REPEATS] [-j CONCURRENCY] [-b BACKENDS] [-t TOOLS] [SMALL BIG]" >&2; exit 2 ;;
+	g) judged=1 ;;
+	*) echo "usage: $0 [-r REPEATS] [-j CONCURRENCY] [-b BACKENDS] [-t TOOLS] [-g] [SMALL BIG]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -47,10 +53,13 @@ go build -o "$tmp/fakemodel" ./bench/fakemodel
 # The suite: $ncases cases, each a 2-request run; a job is the cases x 2
 # models x 2 temperatures x SEEDS, so the sizes differ in seeds only and
 # start-up (CUE, the suite, the sandbox database) is the same for both.
+# cases DIR ANSWER writes them into $tmp/suite/DIR with that answer
+# expectation; the judged suite's answer is a rubric for the judge.
 ncases=25
-mkdir -p "$tmp/suite/cases"
-for ((c = 1; c <= ncases; c++)); do
-	cat <<YAML
+cases() {
+	mkdir -p "$tmp/suite/$1"
+	for ((c = 1; c <= ncases; c++)); do
+		cat <<YAML
 id: bench-multiply-$c
 description: A two-request run for bench/backends.sh.
 prompt: What is 6 * 7? Use the calculator. (bench case $c)
@@ -59,19 +68,22 @@ expect:
   calls:
     - tool: calculate
       args: {expression: {\$any: true}}
-  answer: {\$regex: '\b42\b'}
+  answer: $2
 golden:
   calls:
     - {tool: calculate, args: {expression: "6 * 7"}}
   answer: The result is 42.
 ---
 YAML
-done >"$tmp/suite/cases/bench.yaml"
+	done >"$tmp/suite/$1/bench.yaml"
+}
+cases cases "{\$regex: '\\b42\\b'}"
+cases judged "{\$judge: 'The answer gives the result of 6 * 7, \"42\".'}"
 
-# config BACKEND URL RUNS writes the config for a job of RUNS runs
-# (a multiple of 4 x ncases).
+# config BACKEND URL RUNS [judged] writes the config for a job of RUNS
+# runs (a multiple of 4 x ncases), of the judged suite with a 4th argument.
 config() {
-	local be subset="" seeds=$(($3 / (4 * ncases)))
+	local be subset="" cases="cases" judge="" seeds=$(($3 / (4 * ncases)))
 	if ((seeds * 4 * ncases != $3)); then
 		echo "job sizes must be multiples of $((4 * ncases)); $3 is not" >&2
 		exit 2
@@ -84,13 +96,17 @@ config() {
 	if [ -n "$tools" ]; then
 		subset="tools: [{name: \"n$tools\", count: $tools}]"
 	fi
-	cat >"$tmp/suite/$1-$3.cue" <<CUE
+	if [ -n "${4:-}" ]; then
+		cases="judged" judge="judge: model: \"bench-judge\""
+	fi
+	cat >"$tmp/suite/$1${4:-}-$3.cue" <<CUE
 import "list"
 
 name:  "bench"
-cases: ["cases/*.yaml"]
+cases: ["$cases/*.yaml"]
 server: builtin: {}
 backend: $be
+$judge
 matrix: {
 	models: ["bench-model", "bench-model-2"]
 	temperatures: [0, 0.7]
@@ -119,35 +135,43 @@ stop_fake() {
 	fake_pid=""
 }
 
-# measure BACKEND RUNS runs the job REPEATS times; appends "cpu_s rss_kb wall_s" lines to $tmp/BACKEND-RUNS.m
+# measure BACKEND RUNS runs the job REPEATS times (with -g, the judged
+# job after each try); appends "cpu_s rss_kb wall_s" lines to
+# $tmp/BACKEND-RUNS.m (and $tmp/BACKENDjudged-RUNS.m)
 measure() {
-	local i out
+	local i
 	for ((i = 1; i <= repeats; i++)); do
-		out="$tmp/out-$1-$2-$i"
-		start_fake "$1"
-		config "$1" "$url" "$2"
-		if ! (cd "$tmp/suite" && /usr/bin/time -o "$tmp/time" -f '%U %S %M %e' \
-			"$tmp/toolward" run -j "$jobs" --out "$out" "$1-$2.cue" >"$tmp/run.log" 2>&1); then
-			echo "toolward run failed for $1 with $2 runs:" >&2
-			grep -v '^[0-9]*/[0-9]* runs' "$tmp/run.log" | tail -5 >&2
-			grep -h '"outcome":"error"' "$out/runs.jsonl" 2>/dev/null | head -3 | cut -c1-2000 >&2
-			exit 1
-		fi
-		stop_fake
-		if ! grep -q "^$2 runs: $2 pass" "$tmp/run.log"; then
-			echo "not every run passed for $1 with $2 runs:" >&2
-			grep "^$2 runs:" "$tmp/run.log" >&2
-			exit 1
-		fi
-		read -r user sys rss wall <"$tmp/time"
-		echo "$user $sys $rss $wall" | awk '{printf "%.3f %d %.2f\n", $1+$2, $3, $4}' >>"$tmp/$1-$2.m"
-		echo "  $1 $2 runs, try $i: $(tail -1 "$tmp/$1-$2.m" | awk '{printf "%.2f s CPU, %.1f MiB peak RSS, %.2f s wall", $1, $2/1024, $3}')" >&2
-		rm -rf "$out"
+		try "$1" "$2" "$i" ""
+		if [ -n "$judged" ]; then try "$1" "$2" "$i" judged; fi
 	done
 }
 
+# try BACKEND RUNS I VARIANT runs one job: try I of VARIANT ("" or judged).
+try() {
+	local out="$tmp/out-$1$4-$2-$3" name="$1$4-$2"
+	start_fake "$1"
+	config "$1" "$url" "$2" "$4"
+	if ! (cd "$tmp/suite" && /usr/bin/time -o "$tmp/time" -f '%U %S %M %e' \
+		"$tmp/toolward" run -j "$jobs" --out "$out" "$name.cue" >"$tmp/run.log" 2>&1); then
+		echo "toolward run failed for $name:" >&2
+		grep -v '^[0-9]*/[0-9]* runs' "$tmp/run.log" | tail -5 >&2
+		grep -h '"outcome":"error"' "$out/runs.jsonl" 2>/dev/null | head -3 | cut -c1-2000 >&2
+		exit 1
+	fi
+	stop_fake
+	if ! grep -q "^$2 runs: $2 pass" "$tmp/run.log"; then
+		echo "not every run passed for $name:" >&2
+		grep "^$2 runs:" "$tmp/run.log" >&2
+		exit 1
+	fi
+	read -r user sys rss wall <"$tmp/time"
+	echo "$user $sys $rss $wall" | awk '{printf "%.3f %d %.2f\n", $1+$2, $3, $4}' >>"$tmp/$name.m"
+	echo "  $1${4:+ judged} $2 runs, try $3: $(tail -1 "$tmp/$name.m" | awk '{printf "%.2f s CPU, %.1f MiB peak RSS, %.2f s wall", $1, $2/1024, $3}')" >&2
+	rm -rf "$out"
+}
+
 echo "machine: $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3); -j $jobs; $repeats tries each; tools offered: ${tools:-needed}" >&2
-rows=()
+rows=() judge_rows=()
 for b in $backends; do
 	for n in "$small" "$big"; do
 		measure "$b" "$n"
@@ -161,8 +185,24 @@ for b in $backends; do
 		req = 2 * (g - s)
 		printf "| %s | %.2f s | %.2f s | %.3f ms (min-based %.3f) | %.1f MiB | %.1f MiB (min %.1f) |",
 			b, csm, cbm, 1000 * (cbm - csm) / req, 1000 * (cbn - csn) / req, rsm / 1024, rbm / 1024, rbn / 1024 }')")
+	if [ -n "$judged" ]; then
+		read -r js_med js_min < <(cut -d' ' -f1 "$tmp/${b}judged-$small.m" | stats)
+		read -r jb_med jb_min < <(cut -d' ' -f1 "$tmp/${b}judged-$big.m" | stats)
+		judge_rows+=("$(awk -v b="$b" -v s="$small" -v g="$big" -v csm="$cs_med" -v cbm="$cb_med" -v csn="$cs_min" -v cbn="$cb_min" \
+			-v jsm="$js_med" -v jbm="$jb_med" -v jsn="$js_min" -v jbn="$jb_min" 'BEGIN {
+			model = 1000 * (cbm - csm) / (2 * (g - s)); judge = 1000 * ((jbm - jsm) - (cbm - csm)) / (g - s)
+			modeln = 1000 * (cbn - csn) / (2 * (g - s)); judgen = 1000 * ((jbn - jsn) - (cbn - csn)) / (g - s)
+			printf "| %s | %.2f s | %.2f s | %.3f ms | %.3f ms (%+.0f%%; min-based %.3f against %.3f, %+.0f%%) |",
+				b, jsm, jbm, model, judge, 100 * (judge / model - 1), judgen, modeln, 100 * (judgen / modeln - 1) }')")
+	fi
 done
 echo
 echo "| backend | CPU, $small runs | CPU, $big runs | marginal CPU per model request | peak RSS, $small runs | peak RSS, $big runs |"
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
+if [ -n "$judged" ]; then
+	echo
+	echo "| backend | CPU judged, $small runs | CPU judged, $big runs | marginal CPU per model request | marginal CPU per judge request |"
+	echo "|---|---|---|---|---|"
+	printf '%s\n' "${judge_rows[@]}"
+fi

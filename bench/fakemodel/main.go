@@ -14,10 +14,12 @@
 // calculate with {"expression": "6 * 7"}, the turn after a tool result
 // answers "The result is <result>." — a 2-request run with one tool call.
 // -tool and -args change the call; -delay makes every Ollama reply take
-// that long, as a model's would.
+// that long, as a model's would. Requests to the model bench-judge are a
+// judge's ({$judge: RUBRIC}), answered by fixtures/fakes/fakejudge.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -29,12 +31,16 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
+	"github.com/toolward/toolward/fixtures/fakes/fakejudge"
 	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
 	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
 )
 
 // Models are the models both fakes serve; a bench config names them.
-var Models = []string{"bench-model", "bench-model-2"}
+var Models = []string{"bench-model", "bench-model-2", JudgeModel}
+
+// JudgeModel is the model a judged bench suite names as its judge.
+const JudgeModel = "bench-judge"
 
 // The call the first turn makes, and how long each reply takes (flags).
 var (
@@ -96,6 +102,9 @@ func start(kind string) (string, func(), error) {
 }
 
 func ollamaScript(req *api.ChatRequest) fakeollama.Reply {
+	if req.Model == JudgeModel {
+		return fakejudge.Ollama(req)
+	}
 	if res, ok := fakeollama.LastToolResult(req); ok {
 		return fakeollama.Reply{Content: "The result is " + res + ".", Delay: delay}
 	}
@@ -103,6 +112,9 @@ func ollamaScript(req *api.ChatRequest) fakeollama.Reply {
 }
 
 func openaiScript(req *fakeopenai.Request) fakeopenai.Reply {
+	if req.Model == JudgeModel {
+		return fakejudge.OpenAI(req)
+	}
 	if res, ok := fakeopenai.LastToolResult(req); ok {
 		return fakeopenai.Reply{Content: "The result is " + res + "."}
 	}
@@ -110,6 +122,11 @@ func openaiScript(req *fakeopenai.Request) fakeopenai.Reply {
 }
 
 func anthropicScript(req *fakeanthropic.Request) fakeanthropic.Reply {
+	if req.Model == JudgeModel && len(req.Messages) > 0 {
+		var prompt string
+		json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &prompt) // the judge's one user message, a string
+		return fakeanthropic.Reply{Content: fakejudge.Reply(prompt)}
+	}
 	if res := fakeanthropic.ToolResults(req); len(res) > 0 {
 		return fakeanthropic.Reply{Content: "The result is " + res[len(res)-1] + "."}
 	}

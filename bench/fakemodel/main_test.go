@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/toolward/toolward/fixtures/fakes/fakeanthropic"
 	"github.com/toolward/toolward/fixtures/fakes/fakeopenai"
+	"github.com/toolward/toolward/matchers/score"
 )
 
 // TestScripts: a conversation gets a calculate call, then an answer
@@ -38,6 +40,23 @@ func TestScripts(t *testing.T) {
 		fakeanthropic.Message{Role: "user", Content: []byte(`[{"type":"tool_result","tool_use_id":"t","content":"42"}]`)})}
 	if r := anthropicScript(asecond); r.Content != "The result is 42." {
 		t.Errorf("anthropic second reply %+v", r)
+	}
+}
+
+// TestJudgeScripts: requests to the judge model get fakejudge's verdict
+// from every fake.
+func TestJudgeScripts(t *testing.T) {
+	prompt := score.JudgePrompt("sys", `The answer gives the result, "42".`, []string{"What is 6 * 7?"}, nil, false, "The result is 42.")[1].Content
+	want := `{"reason":"the answer meets the rubric","verdict":"pass"}`
+	if r := ollamaScript(&api.ChatRequest{Model: JudgeModel, Messages: []api.Message{{Role: "user", Content: prompt}}}); r.Content != want {
+		t.Errorf("ollama judge reply %+v", r)
+	}
+	if r := openaiScript(&fakeopenai.Request{Model: JudgeModel, Messages: []fakeopenai.Message{{Role: "user", Content: prompt}}}); r.Content != want {
+		t.Errorf("openai judge reply %+v", r)
+	}
+	raw, _ := json.Marshal(prompt)
+	if r := anthropicScript(&fakeanthropic.Request{Model: JudgeModel, Messages: []fakeanthropic.Message{{Role: "user", Content: raw}}}); r.Content != want {
+		t.Errorf("anthropic judge reply %+v", r)
 	}
 }
 
