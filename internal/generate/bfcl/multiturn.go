@@ -364,8 +364,9 @@ cases: [%[3]s]
 server: {
 	command: [%[4]s, %[5]s, "--bfcl-root", %[6]s, "--tools", %[7]s]
 	// A fresh process, so a fresh world, per run and per golden replay;
-	// the warm pool starts them ahead of the runs.
+	// the warm pool starts them ahead of the runs (two per run in flight).
 	isolation: "run"
+	warm:      4
 }
 backend: replay: %[8]s
 matrix: {
