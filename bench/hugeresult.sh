@@ -65,7 +65,8 @@ GODEBUG="${TW_GODEBUG:-}" /usr/bin/time -v "$tmp/toolward" run -j "$jobs" "$tmp/
 dir="$(ls -d "$tmp"/results/huge/*/ | tail -1)"
 pass=$(grep -c '"outcome":"pass"' "$dir/runs.jsonl" || true)
 rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt")
-echo "$runs runs, -j $jobs, $probes probes of 15 MiB each: peak RSS $((rss / 1024)) MiB, $pass pass"
+errors=$(grep -o '"error":{"kind":"[a-z_]*"' "$dir/runs.jsonl" | sed 's/.*"kind"://' | sort | uniq -c | tr -s ' \n' ' ' || true)
+echo "$runs runs, -j $jobs, $probes probes of 15 MiB each: peak RSS $((rss / 1024)) MiB, $pass pass; errors by kind: ${errors:-none}"
 grep -v '^\s' "$tmp/time.txt" | head -5 || true
 tail -3 "$tmp/out.txt"
 if [ -n "${TW_GODEBUG:-}" ]; then cp "$tmp/time.txt" /tmp/hugeresult-stderr.txt; fi

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
@@ -50,27 +51,31 @@ func (c *clipper) add(dst, p []byte) []byte {
 	c.read += len(p)
 	start := 0 // the span of p from start on is not yet appended (or hashed, when skipping)
 	for i := 0; i < len(p); i++ {
-		b := p[i]
 		if !c.inStr {
-			if b == '"' {
-				c.inStr, c.esc, c.hex, c.n, c.cutAt, c.skip, c.bad = true, false, 0, 0, -1, false, false
+			j := bytes.IndexByte(p[i:], '"')
+			if j < 0 {
+				break
 			}
+			i += j
+			c.inStr, c.esc, c.hex, c.n, c.cutAt, c.skip, c.bad = true, false, 0, 0, -1, false, false
 			continue
 		}
-		if c.skip && b >= 0x20 && b != '"' && b != '\\' && !c.esc && c.hex == 0 {
-			c.n++ // the common case of a long string's rest
-			continue
+		if c.skip && !c.esc && c.hex == 0 {
+			// The rest of a long string, up to its next quote or
+			// backslash, is passed over unread (unchecked too).
+			j := plainRun(p[i:])
+			c.n += j
+			if i += j; i == len(p) {
+				break
+			}
 		}
+		b := p[i]
 		// A cut may fall before b when b starts a character and no
 		// escape is open.
 		boundary := !c.esc && c.hex == 0 && (b < 0x80 || b >= 0xC0)
-		if b < 0x20 && !c.bad {
+		if b < 0x20 && !c.skip {
 			// Not JSON (a raw control character in a string): the rest
 			// is kept, so that the check of the message refuses it.
-			if c.skip {
-				c.h.Write(p[start:i])
-				start, c.skip = i, false
-			}
 			c.bad = true
 		}
 		switch {
@@ -116,6 +121,18 @@ func (c *clipper) add(dst, p []byte) []byte {
 		return dst
 	}
 	return append(dst, p[start:]...)
+}
+
+// plainRun is the length of the run of s before its first quote or
+// backslash.
+func plainRun(s []byte) int {
+	if q := bytes.IndexByte(s, '"'); q >= 0 {
+		s = s[:q]
+	}
+	if b := bytes.IndexByte(s, '\\'); b >= 0 {
+		return b
+	}
+	return len(s)
 }
 
 // marker ends a clipped string: its length as sent (escapes counted as

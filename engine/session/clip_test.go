@@ -24,8 +24,10 @@ func clipAll(msg string, limit, step int) string {
 // TestClipper: a string longer than the limit keeps its first bytes, cut
 // on a character and outside an escape, and ends with its length and a
 // digest of what was cut, within the limit; a string of the limit passes
-// whole, as does everything outside strings; JSON stays JSON (and what
-// is not stays not), and the pieces the bytes come in change nothing.
+// whole, as does everything outside strings; JSON stays JSON, a string
+// with a raw control character before the cut stays whole (for the
+// check to refuse; what is cut is not read), and the pieces the bytes
+// come in change nothing.
 func TestClipper(t *testing.T) {
 	const limit = 120 // a clipped string keeps at most 20 bytes
 	x := func(n int) string { return strings.Repeat("x", n) }
@@ -39,7 +41,7 @@ func TestClipper(t *testing.T) {
 		{`{"s":"` + x(18) + `\u00e9` + y + `"}`, x(18) + "…"}, // an escape is not cut
 		{`{"s":"` + x(19) + `ééé` + y + `"}`, x(19) + "…"},    // nor a character
 		{`{"s":"` + x(19) + `\\` + y + `"}`, x(19) + "…"},     // nor a backslash pair
-		{"{\"s\":\"" + x(150) + "\x01" + y + "\"}", ""},       // not JSON: kept for the check to refuse
+		{"{\"s\":\"" + x(5) + "\x01" + y + "\"}", ""},         // not JSON: kept for the check to refuse
 	} {
 		var outs []string
 		for _, step := range []int{1, 3, 7, len(tc.msg)} {
@@ -119,4 +121,29 @@ func TestHugeAnswersClipped(t *testing.T) {
 			t.Fatalf("err = %v, want the held-message limit", err)
 		}
 	})
+}
+
+// TestProbesBounded: what one session's probes get is bounded in all
+// (Limits.ProbeBytes), since a case may have any number of probes and a
+// run holds each result until it is judged; the model's calls do not
+// count. Before, each of a case's probes was held: bench/hugeresult.sh
+// -p 40 (40 probes of 15 MiB per run, each clipped to 1 MiB; 8 runs at
+// -j 8) peaked at 415 MiB, 213 MiB with the bound.
+func TestProbesBounded(t *testing.T) {
+	t.Parallel()
+	ctx := safety(t)
+	_, sess := openSession(t, ctx, Options{Server: selfCommand(t, "hostile:huge"), Limits: Limits{ProbeBytes: 2<<20 + 1<<19}})
+	if _, err := sess.Call(ctx, "echo", nil, 50*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		_, err := sess.Probe(ctx, "echo", nil, 50*time.Second)
+		var se *Error
+		switch {
+		case i < 2 && err != nil:
+			t.Fatalf("probe %d: %v", i, err)
+		case i == 2 && (!errors.As(err, &se) || se.Retryable || !strings.Contains(err.Error(), "over toolward's limit of 2560 KiB for one run (session.MaxProbeBytes")):
+			t.Fatalf("probe %d: err = %v, want the probes' limit", i, err)
+		}
+	}
 }

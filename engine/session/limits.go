@@ -48,6 +48,12 @@ const (
 	// numbers shrinks no further); a longer one fails the call. A
 	// tools/list page is bounded by MaxMessage and MaxListBytes instead.
 	MaxHeld = 4 << 20
+	// MaxProbeBytes bounds what one session's harness calls
+	// (setup calls, state probes, golden replays' probes) get in all:
+	// record.MaxRecordBytes, the most one run's record keeps. The
+	// model's own calls are bounded by the conversation's limit
+	// (agent.DefaultMaxConversationBytes).
+	MaxProbeBytes = record.MaxRecordBytes
 )
 
 // Limits override the bounds above for one Source; a zero field means
@@ -62,8 +68,8 @@ type Limits struct {
 	StreamRefusals int
 	// SeedBytes: see MaxSeedBytes.
 	SeedBytes int64
-	// String, Held: see MaxString, MaxHeld.
-	String, Held int
+	// String, Held, ProbeBytes: see MaxString, MaxHeld, MaxProbeBytes.
+	String, Held, ProbeBytes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -93,6 +99,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Held <= 0 {
 		l.Held = MaxHeld
+	}
+	if l.ProbeBytes <= 0 {
+		l.ProbeBytes = MaxProbeBytes
 	}
 	return l
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -56,11 +57,24 @@ func (s *Source) Probeable(name string) (ok, readOnly bool) {
 // Probe calls tool name for the harness itself (a state probe, a golden
 // replay's probe): no confirm gate, and any elicitation the server makes
 // is cancelled, since no user is asked. Errors are as for Call.
+//
+// What the probes of one session return is bounded in all
+// (Limits.ProbeBytes): a case may have any number of probes, and the run
+// holds each result until it is judged. Going over is an *Error that a
+// retry would not change.
 func (s *Session) Probe(ctx context.Context, name string, args map[string]any, timeout time.Duration) (*Result, error) {
 	mode := s.mode
 	s.mode = ConfirmAuto
 	defer func() { s.mode = mode }()
-	return s.call(ctx, name, args, timeout, false)
+	res, err := s.call(ctx, name, args, timeout, false)
+	if err != nil {
+		return res, err
+	}
+	s.probed += max(res.held, len(res.Text))
+	if lim := s.src.opts.Limits.withDefaults().ProbeBytes; s.probed > lim {
+		return nil, &Error{Kind: "mcp", Msg: fmt.Sprintf("the setup calls and state probes of this run got %d bytes of results (text and structured content) from %s, over toolward's limit of %s for one run (session.MaxProbeBytes; see docs/limits.md)", s.probed, s.src.describe(), amount(int64(lim), "one message"))}
+	}
+	return res, nil
 }
 
 // ProbeValue is the value a state probe's result is judged on: its

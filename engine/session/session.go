@@ -622,6 +622,7 @@ type Session struct {
 	mode   cell.ConfirmMode
 	broken bool
 	done   bool
+	probed int // bytes the session's probes got (Limits.ProbeBytes)
 }
 
 // Result is the outcome of one tool call as the model will see it.
@@ -633,6 +634,9 @@ type Result struct {
 	Confirm      string
 	Elicitations []string // "accept" | "decline" | "cancel", in order
 	Latency      time.Duration
+	// held is the size of the answer as it came: its text and its
+	// structured content's JSON (Limits.ProbeBytes counts it).
+	held int
 }
 
 // Call runs tool name with args, applying the confirm gate. A non-nil
@@ -737,6 +741,7 @@ func (s *Session) call(ctx context.Context, name string, args map[string]any, ti
 	} else if out.StructuredContent != nil {
 		res.Structured = plainJSON(out.StructuredContent)
 	}
+	res.held = len(res.Text) + len(out.RawStructuredContent)
 	if res.Text == "" && res.Structured != nil {
 		b, _ := json.Marshal(res.Structured)
 		res.Text = string(b)
