@@ -21,7 +21,10 @@ ROOT is the directory that holds bfcl_eval/. Serving:
   (name(k=repr(v),...)), so its result text is BFCL's byte for byte.
 - bfcl_load {initial_config, involved_classes, long_context} (probe-only)
   instantiates the classes and loads the scenario as BFCL does; a second
-  load starts a new world.
+  load starts a new world. initial_config may be JSON text, which keeps
+  its key order where an object (through toolward's maps) would not: BFCL
+  reads the scenario in order (the file system's root is the first key of
+  "root", a directory lists its entries in their order).
 - bfcl_state {} (probe-only) returns the public attributes of every
   involved instance as canonical JSON: two states are equal as JSON
   exactly when BFCL's state checker (Python ==, attribute by attribute)
@@ -160,8 +163,13 @@ class World:
         self.args = None
 
     def load(self, initial_config, involved_classes, long_context):
+        if isinstance(initial_config, str):
+            try:
+                initial_config = json.loads(initial_config)
+            except ValueError as e:
+                raise ValueError("initial_config: not JSON text: %s" % e)
         if not isinstance(initial_config, dict):
-            raise ValueError("initial_config: want an object")
+            raise ValueError("initial_config: want an object, or JSON text of one")
         if not isinstance(involved_classes, list) or not involved_classes or not all(isinstance(c, str) for c in involved_classes):
             raise ValueError("involved_classes: want a non-empty list of class names")
         for c in involved_classes:
@@ -221,7 +229,7 @@ class Server:
         self.listed.append({
             "name": "bfcl_load", "description": "Loads a BFCL scenario: instantiates the involved classes with their initial_config (toolward's setup; never offered to the model).",
             "inputSchema": {"type": "object", "properties": {
-                "initial_config": {"type": "object"}, "involved_classes": {"type": "array", "items": {"type": "string"}},
+                "initial_config": {"type": ["object", "string"]}, "involved_classes": {"type": "array", "items": {"type": "string"}},
                 "long_context": {"type": "boolean"}}, "required": ["initial_config", "involved_classes"]},
             "annotations": {"readOnlyHint": False}, "_meta": PROBE_META})
         self.listed.append({

@@ -82,7 +82,7 @@ type mtEntry struct {
 	Category        string              `json:"category"`
 	Turns           []*string           `json:"turns"` // nil: the turn that announces added functions
 	InvolvedClasses []string            `json:"involved_classes"`
-	InitialConfig   map[string]any      `json:"initial_config"`
+	InitialConfig   json.RawMessage     `json:"initial_config"`
 	LongContext     bool                `json:"long_context"`
 	Tools           []string            `json:"tools"`
 	Added           map[string][]string `json:"added"`
@@ -244,6 +244,13 @@ func conversation(e *mtEntry, ex *mtExport, tools map[string]*mtTool) (*Case, *s
 	if len(e.Turns) == 0 || e.Turns[0] == nil {
 		return nil, nil, fmt.Errorf("no opening user message")
 	}
+	// The scenario goes to bfcl_load as JSON text: BFCL reads it in key
+	// order (the file system's root is the first key of "root", listings
+	// follow the entries' order), which a YAML or Go map would sort.
+	var initial bytes.Buffer
+	if err := json.Compact(&initial, e.InitialConfig); err != nil {
+		return nil, nil, fmt.Errorf("initial_config: %v", err)
+	}
 	c := &Case{
 		ID:               e.ID,
 		Description:      fmt.Sprintf("BFCL %s: %d user turns against %s.", e.Category, len(e.Turns), strings.Join(e.InvolvedClasses, ", ")),
@@ -253,7 +260,7 @@ func conversation(e *mtEntry, ex *mtExport, tools map[string]*mtTool) (*Case, *s
 		User:             &schema.User{},
 		ExecuteUnoffered: true,
 		Setup: []schema.GoldenCall{{Tool: loadTool, Args: map[string]any{
-			"initial_config": yamlNumbers(e.InitialConfig), "involved_classes": e.InvolvedClasses, "long_context": e.LongContext}}},
+			"initial_config": initial.String(), "involved_classes": e.InvolvedClasses, "long_context": e.LongContext}}},
 		Golden: &schema.Golden{},
 	}
 	if len(e.Turns) == 1 {

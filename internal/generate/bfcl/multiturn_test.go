@@ -118,7 +118,7 @@ func TestImportMultiTurn(t *testing.T) {
 	for _, c := range cases {
 		byID[c.ID] = c
 	}
-	if len(byID) != 5 {
+	if len(byID) != 6 {
 		t.Fatalf("%d cases", len(byID))
 	}
 	var tools []mtTool
@@ -170,9 +170,13 @@ func TestImportMultiTurn(t *testing.T) {
 	if one.User != nil || len(one.Golden.Calls) != 2 || fmt.Sprint(one.Expect["min_calls"]) != "1" {
 		t.Errorf("one-turn entry: user %+v golden %+v expect %v", one.User, one.Golden, one.Expect)
 	}
-	cfg := one.Setup[0].Args["initial_config"].(map[string]any)["VehicleControlAPI"].(map[string]any)
-	if cfg["fuelLevel"] != json.Number("10.5") {
-		t.Errorf("initial_config fuelLevel = %#v", cfg["fuelLevel"])
+	if cfg, _ := one.Setup[0].Args["initial_config"].(string); !strings.Contains(cfg, `"fuelLevel":10.5`) {
+		t.Errorf("initial_config = %#v, want JSON text with fuelLevel 10.5", one.Setup[0].Args["initial_config"])
+	}
+	// The scenario keeps BFCL's key order: multi_turn_base_5's root is
+	// "data", the first key, before "archive".
+	if cfg, _ := byID["multi_turn_base_5"].Setup[0].Args["initial_config"].(string); !strings.Contains(cfg, `"root":{"data":`) {
+		t.Errorf("multi_turn_base_5 initial_config = %.200s…, want the root's keys in BFCL's order", cfg)
 	}
 	mp := byID["multi_turn_miss_param_105"]
 	if len(mp.Golden.Turns[1].Calls) != 0 || len(mp.Expect["turns"].([]any)[1].(map[string]any)) != 0 {
@@ -245,13 +249,6 @@ func TestServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	script, tools := filepath.Join(out, "server", "bfcl_mcp.py"), filepath.Join(out, "server", "tools.json")
-	var entry struct {
-		InitialConfig   json.RawMessage `json:"initial_config"`
-		InvolvedClasses []string        `json:"involved_classes"`
-	}
-	line, _, _ := strings.Cut(readFile(t, filepath.Join(data, "BFCL_v4_multi_turn_base.json")), "\n")
-	must(t, json.Unmarshal([]byte(line), &entry))
-	load := map[string]any{"initial_config": entry.InitialConfig, "involved_classes": entry.InvolvedClasses}
 
 	// BFCL's execution of multi_turn_base_0's ground truth, turn by turn.
 	ref := exec.Command("python3", "-c", `
@@ -270,6 +267,8 @@ print(json.dumps([execute_multi_turn_func_call(t, e["initial_config"], e["involv
 	cases, err := schema.LoadCases([]string{filepath.Join(out, MultiTurnCases, "multi_turn_base.yaml")})
 	must(t, err)
 	golden := cases[0].Golden.Turns
+	// The world is loaded as a run loads it: with the case's setup call.
+	load := cases[0].Setup[0].Args
 
 	c := startServer(t, script, shared, tools)
 	listed := c.call("tools/list", map[string]any{})["tools"].([]any)
@@ -306,6 +305,17 @@ print(json.dumps([execute_multi_turn_func_call(t, e["initial_config"], e["involv
 	other.text("mkdir", map[string]any{"dir_name": "extra"})
 	if s3, _ := other.text("bfcl_state", map[string]any{}); s3 == s1 {
 		t.Error("a new directory left the state unchanged")
+	}
+	// multi_turn_base_5's root is "data", the first of its two keys, as
+	// BFCL loads it (a scenario whose keys were sorted starts in "archive").
+	for _, k := range cases[1:] {
+		if k.ID == "multi_turn_base_5" {
+			c.text("bfcl_load", k.Setup[0].Args)
+			if got, _ := c.text("pwd", map[string]any{}); got != `{"current_working_directory": "/data"}` {
+				t.Errorf("multi_turn_base_5 starts in %s, BFCL in /data", got)
+			}
+			c.text("bfcl_load", load)
+		}
 	}
 	// A function of a class not involved is BFCL's NameError; a hostile
 	// argument name is not evaluated.
