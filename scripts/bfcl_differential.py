@@ -129,20 +129,27 @@ def bfcl_call(call):
     return call["name"] + "(" + ",".join(f"{k}={v!r}" for k, v in call["args"].items()) + ")"
 
 
-def bfcl_verdict(checker, utils, entry, gt, steps, model):
-    """BFCL's multi_turn_checker on the trajectory (steps: per turn, per step, calls)."""
-    decoded = [[[bfcl_call(c) for c in step] for step in turn if step] for turn in steps]
+def run_checker(checker, utils, entry, gt, decoded, model):
     try:
-        res = checker.multi_turn_checker(decoded, gt, entry, entry["id"].rsplit("_", 1)[0], model)
+        return checker.multi_turn_checker(decoded, gt, entry, entry["id"].rsplit("_", 1)[0], model)
     finally:
         # The checker keeps its instances in multi_turn_utils' globals, by
-        # model name and entry id: drop them, each trajectory starts fresh.
+        # model name and entry id: drop them, each check starts fresh.
         g = vars(utils)
         for k in [k for k in g if k.startswith(model + "_")]:
             del g[k]
+
+
+def bfcl_verdict(checker, utils, entry, gt, steps, model):
+    """BFCL's multi_turn_checker on the trajectory (steps: per turn, per step,
+    calls); when invalid, also the turn it failed at (the checker stops at
+    the first failing turn: the shortest prefix of turns that fails)."""
+    decoded = [[[bfcl_call(c) for c in step] for step in turn if step] for turn in steps]
+    res = run_checker(checker, utils, entry, gt, decoded, model)
     if res.get("valid"):
         return {"valid": True}
-    return {"valid": False, "error_type": res.get("error_type", ""), "error_message": res.get("error_message", "")}
+    turn = next(t for t in range(len(gt)) if not run_checker(checker, utils, entry, gt[: t + 1], decoded[: t + 1], model).get("valid"))
+    return {"valid": False, "error_type": res.get("error_type", ""), "error_message": res.get("error_message", ""), "turn": turn}
 
 
 # ------------------------------------------------------------ perturbations
@@ -412,6 +419,30 @@ def write_config(args):
         f.write("// Written by scripts/bfcl_differential.py from " + src + ".\n" + text)
 
 
+# BFCL's checks of a turn, in the order it makes them, and the reason
+# toolward gives for each (the import's min_calls, state and
+# contains_golden_results).
+CHECKS = [("multi_turn:empty_turn_model_response", "missing_call"),
+          ("multi_turn:instance_state_mismatch", "state_mismatch"),
+          ("multi_turn:execution_response_mismatch", "missing_result")]
+_TURN = re.compile(r"expect\.turns\[(\d+)\]")
+
+
+def toolward_failure(reasons):
+    """The first user turn toolward's reasons name and, of BFCL's checks, the
+    first that failed there (as BFCL's error type), or the reason code
+    when none of them did."""
+    at = collections.defaultdict(set)
+    for r in reasons:
+        m = _TURN.search(r["detail"])
+        at[int(m.group(1)) if m else 0].add(r["code"])
+    turn = min(at)
+    for bfcl, code in CHECKS:
+        if code in at[turn]:
+            return turn, bfcl
+    return turn, ",".join(sorted(at[turn]))
+
+
 def compare(args):
     manifest = {(m["case"], m["seed"]): m for m in read_jsonl(os.path.join(args.out, "manifest.jsonl"))}
     runs = {}
@@ -422,6 +453,8 @@ def compare(args):
                 runs[key] = r
     by_kind, by_cat = collections.defaultdict(lambda: [0, 0]), collections.defaultdict(lambda: [0, 0])
     disagree, missing, errors = [], [], []
+    both = collections.Counter()  # (BFCL valid, toolward pass)
+    why, other = collections.Counter(), []  # both fail: at the same turn, by the same check?
     for key, m in sorted(manifest.items()):
         r = runs.get(key)
         if r is None:
@@ -431,15 +464,24 @@ def compare(args):
             errors.append((m, r))
             continue
         agree = (r["outcome"] == "pass") == m["bfcl"]["valid"]
+        both[(m["bfcl"]["valid"], r["outcome"] == "pass")] += 1
         for table, k in ((by_kind, m["kind"]), (by_cat, m["category"])):
             table[k][0] += agree
             table[k][1] += 1
         if not agree:
             disagree.append((m, r))
+        elif r["outcome"] == "fail" and "turn" in m["bfcl"]:
+            got = toolward_failure(r.get("reasons") or [])
+            want = (m["bfcl"]["turn"], m["bfcl"]["error_type"])
+            why[got == want] += 1
+            if got != want:
+                other.append((m, got))
     total = sum(n for _, n in by_kind.values())
     agreed = sum(a for a, _ in by_kind.values())
     pct = lambda a, n: f"{100 * a / n:.2f}%" if n else "-"
     print(f"agreement: {agreed} of {total} trajectories ({pct(agreed, total)}); {len(errors)} infrastructure errors, {len(missing)} without a run")
+    print(f"  both pass {both[(True, True)]}, both fail {both[(False, False)]}, only BFCL passes {both[(True, False)]}, only toolward passes {both[(False, True)]}")
+    print(f"  of the {why[True] + why[False]} failing both: {why[True]} fail at the same turn by the same check")
     for title, table in (("per kind", by_kind), ("per category", by_cat)):
         print(title + ":")
         for k in sorted(table):
@@ -449,6 +491,9 @@ def compare(args):
         reasons = "; ".join(f"{x['code']}: {x['detail']}" for x in r.get("reasons") or [])
         b = m["bfcl"]
         print(f"DISAGREE {m['case']} seed {m['seed']} {m['kind']} ({m['detail']}): BFCL {'valid' if b['valid'] else 'invalid ' + b.get('error_type', '') + ': ' + b.get('error_message', '')}; toolward {r['outcome']}{': ' + reasons if reasons else ''}")
+    for m, (turn, check) in other:
+        b = m["bfcl"]
+        print(f"OTHER REASON {m['case']} seed {m['seed']} {m['kind']} ({m['detail']}): BFCL fails turn {b['turn']} with {b['error_type']}; toolward first fails turn {turn} with {check}")
     for m, r in errors:
         print(f"ERROR {m['case']} seed {m['seed']} {m['kind']}: {r.get('error', {}).get('kind')}: {r.get('error', {}).get('message', '')[:300]}")
     if missing:
