@@ -41,10 +41,19 @@ type ToolDef struct {
 	// _meta says so (schema.ProbeOnlyMeta), and toolward never offers it
 	// to the model. It must be read-only.
 	ProbeOnly bool `yaml:"probe_only" json:"probe_only,omitempty"`
+	// UncheckedArgs offers InputSchema as documentation only: the server
+	// does not validate a call's arguments against it or fill in its
+	// defaults, and its enum and default values need not fit their own
+	// schemas (the structure is still checked). It is for schemas a
+	// benchmark shows models as written but never enforces (BFCL's
+	// functions, docs/bfcl.md): the case's expectations judge the call,
+	// and a refusal by the server would be a second judge the benchmark
+	// does not have.
+	UncheckedArgs bool `yaml:"unchecked_args" json:"unchecked_args,omitempty"`
 
 	where string               // file:line of the definition, for errors
 	tmpl  *template.Template   // parsed Result
-	input *jsonschema.Resolved // InputSchema, resolved for validating calls
+	input *jsonschema.Resolved // InputSchema, resolved for validating calls (nil: UncheckedArgs)
 }
 
 // Annotations are the MCP behaviour hints. A hint left out of a file
@@ -107,20 +116,23 @@ func ParseToolDefs(data []byte, source string) ([]*ToolDef, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&defs); err != nil && err != io.EOF {
-		msg := strings.ReplaceAll(err.Error(), "in type mcpserver.ToolDef", "(known fields: name, domain, description, input_schema, output_schema, annotations, result, probe_only)")
+		msg := strings.ReplaceAll(err.Error(), "in type mcpserver.ToolDef", "(known fields: name, domain, description, input_schema, output_schema, annotations, result, probe_only, unchecked_args)")
 		return nil, fmt.Errorf("%s: %s", source, msg)
 	}
 	if len(defs) == 0 {
 		return nil, fmt.Errorf("%s: no tools (want a YAML list of tools)", source)
 	}
+	var errs []error
 	for i, d := range defs {
 		if d == nil {
-			return nil, fmt.Errorf("%s: tool #%d is empty", source, i+1)
+			errs = append(errs, fmt.Errorf("%s: tool #%d is empty", source, i+1))
+			continue
 		}
-		d.where = source
+		node := &yaml.Node{}
 		if i < len(doc.Content[0].Content) {
-			d.where = fmt.Sprintf("%s:%d", source, doc.Content[0].Content[i].Line)
+			node = doc.Content[0].Content[i]
 		}
+		d.where = fmt.Sprintf("%s:%d", source, node.Line)
 		// JSON numbers are float64 on the wire; make the schemas agree.
 		d.InputSchema = jsonRoundTrip(d.InputSchema)
 		d.OutputSchema = jsonRoundTrip(d.OutputSchema)
@@ -129,8 +141,18 @@ func ParseToolDefs(data []byte, source string) ([]*ToolDef, error) {
 			if name == "" {
 				name = fmt.Sprintf("#%d", i+1)
 			}
-			return nil, fmt.Errorf("%s: tool %s: %v", d.where, name, err)
+			var at []string
+			if te, ok := err.(*defError); ok {
+				at = te.at
+			}
+			n := nodeAt(node, at)
+			errs = append(errs, fmt.Errorf("%s:%d:%d: tool %s: %v", source, n.Line, n.Column, name, err))
 		}
+	}
+	// Every tool is checked, so one pass over a catalog shows all its
+	// mistakes (toolward validate prints one line each).
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return defs, nil
 }
@@ -152,46 +174,86 @@ func jsonRoundTrip(m map[string]any) map[string]any {
 
 var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
+// defError is a mistake in one tool definition. at is the path of
+// mapping keys from the tool to the node it is about (empty: the tool), so
+// the error can name that node's line and column.
+type defError struct {
+	at  []string
+	msg string
+}
+
+func (e *defError) Error() string { return e.msg }
+
+// errAt is a defError at the path at.
+func errAt(at []string, format string, args ...any) error {
+	return &defError{at: slices.Clone(at), msg: fmt.Sprintf(format, args...)}
+}
+
+// nodeAt follows the mapping keys at from n as far as they lead and
+// returns the last key node reached (n itself when the first is absent).
+func nodeAt(n *yaml.Node, at []string) *yaml.Node {
+	found := n
+	for _, key := range at {
+		if n.Kind != yaml.MappingNode {
+			break
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				found, next = n.Content[i], n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return found
+}
+
 // validate checks a definition on its own; name clashes are checked when
 // catalogs are combined.
 func (d *ToolDef) validate() error {
 	if !toolNameRE.MatchString(d.Name) {
-		return fmt.Errorf("name %q must be 1-64 letters, digits, _ or -", d.Name)
+		return errAt([]string{"name"}, "name %q must be 1-64 letters, digits, _ or -", d.Name)
 	}
 	if strings.TrimSpace(d.Description) == "" {
-		return fmt.Errorf("description is empty")
+		return errAt([]string{"description"}, "description is empty")
 	}
 	d.Description = strings.TrimSpace(d.Description)
 	if d.InputSchema == nil {
 		return fmt.Errorf("input_schema is missing")
 	}
-	if err := checkSchema(d.InputSchema, "input_schema", true); err != nil {
+	if err := checkSchema(d.InputSchema, []string{"input_schema"}, true, !d.UncheckedArgs); err != nil {
 		return err
 	}
-	in, err := resolveSchema(d.InputSchema)
-	if err != nil {
-		return fmt.Errorf("input_schema: %v", err)
+	if !d.UncheckedArgs {
+		in, err := resolveSchema(d.InputSchema)
+		if err != nil {
+			return errAt([]string{"input_schema"}, "input_schema: %v", err)
+		}
+		d.input = in
 	}
-	d.input = in
 	if d.OutputSchema != nil {
-		if err := checkSchema(d.OutputSchema, "output_schema", true); err != nil {
+		if err := checkSchema(d.OutputSchema, []string{"output_schema"}, true, true); err != nil {
 			return err
 		}
 		if _, err := resolveSchema(d.OutputSchema); err != nil {
-			return fmt.Errorf("output_schema: %v", err)
+			return errAt([]string{"output_schema"}, "output_schema: %v", err)
 		}
 	}
 	if d.ProbeOnly && !(d.Annotations.ReadOnly != nil && *d.Annotations.ReadOnly) {
-		return fmt.Errorf("probe_only: a state tool must be read-only (annotations: {readOnlyHint: true})")
+		return errAt([]string{"probe_only"}, "probe_only: a state tool must be read-only (annotations: {readOnlyHint: true})")
 	}
 	if d.Result != "" {
 		t, err := template.New(d.Name).Option("missingkey=zero").Parse(d.Result)
 		if err != nil {
-			return fmt.Errorf("result template: %v", err)
+			return errAt([]string{"result"}, "result template: %v", err)
 		}
 		d.tmpl = t
 		if _, err := d.render(sampleArgs(d.InputSchema)); err != nil {
-			return fmt.Errorf("result template fails on sample arguments: %v", err)
+			return errAt([]string{"result"}, "result template fails on sample arguments: %v", err)
 		}
 	}
 	return nil
@@ -260,39 +322,40 @@ var schemaKeywords = map[string]bool{
 
 var schemaTypes = map[string]bool{"object": true, "string": true, "integer": true, "number": true, "boolean": true, "array": true, "null": true}
 
-// checkSchema validates a schema against the subset this server enforces.
-func checkSchema(s map[string]any, path string, top bool) error {
+// checkSchema validates a schema against the subset this server enforces;
+// at is its path of keys in the tool. With values, every enum value and
+// default must fit the rest of its schema (a default of an unchecked
+// schema only documents, so it may not).
+func checkSchema(s map[string]any, at []string, top, values bool) error {
+	path := strings.Join(at, ".")
 	for _, k := range sortedKeys(s) {
 		if !schemaKeywords[k] {
-			return fmt.Errorf("%s: unsupported JSON Schema keyword %q", path, k)
+			return errAt(append(at, k), "%s: unsupported JSON Schema keyword %q", path, k)
 		}
 	}
 	typ, _ := s["type"].(string)
 	if !schemaTypes[typ] {
-		return fmt.Errorf("%s: type must be one of object, string, integer, number, boolean, array, null (got %v)", path, s["type"])
+		return errAt(append(at, "type"), "%s: type must be one of object, string, integer, number, boolean, array, null (got %v)", path, s["type"])
 	}
 	if top && typ != "object" {
-		return fmt.Errorf("%s: type must be object", path)
+		return errAt(append(at, "type"), "%s: type must be object", path)
 	}
 	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems"} {
 		if v, ok := s[k]; ok {
 			if _, ok := toFloat(v); !ok {
-				return fmt.Errorf("%s: %s must be a number", path, k)
+				return errAt(append(at, k), "%s: %s must be a number", path, k)
 			}
 		}
 	}
-	if e, ok := s["enum"]; ok {
-		l, ok := e.([]any)
-		if !ok || len(l) == 0 {
-			return fmt.Errorf("%s: enum must be a non-empty list", path)
-		}
-		if err := checkEnum(s, l); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
+	enum, hasEnum := s["enum"]
+	if hasEnum {
+		if l, ok := enum.([]any); !ok || len(l) == 0 {
+			return errAt(append(at, "enum"), "%s: enum must be a non-empty list", path)
 		}
 	}
 	if d, ok := s["description"]; ok {
 		if _, ok := d.(string); !ok {
-			return fmt.Errorf("%s: description must be a string", path)
+			return errAt(append(at, "description"), "%s: description must be a string", path)
 		}
 	}
 	switch typ {
@@ -301,49 +364,64 @@ func checkSchema(s map[string]any, path string, top bool) error {
 		if p, ok := s["properties"]; ok && p != nil {
 			m, ok := p.(map[string]any)
 			if !ok {
-				return fmt.Errorf("%s: properties must be a mapping", path)
+				return errAt(append(at, "properties"), "%s: properties must be a mapping", path)
 			}
 			props = m
 		}
 		s["properties"] = props
 		for _, name := range sortedKeys(props) {
+			sub := slices.Concat(at, []string{"properties", name})
 			ps, ok := props[name].(map[string]any)
 			if !ok {
-				return fmt.Errorf("%s.properties.%s: must be a schema mapping", path, name)
+				return errAt(sub, "%s.properties.%s: must be a schema mapping", path, name)
 			}
-			if err := checkSchema(ps, path+".properties."+name, false); err != nil {
+			if err := checkSchema(ps, sub, false, values); err != nil {
 				return err
 			}
 		}
 		if r, ok := s["required"]; ok {
 			l, ok := r.([]any)
 			if !ok {
-				return fmt.Errorf("%s: required must be a list of property names", path)
+				return errAt(append(at, "required"), "%s: required must be a list of property names", path)
 			}
 			for _, x := range l {
 				name, ok := x.(string)
 				if !ok {
-					return fmt.Errorf("%s: required must be a list of property names", path)
+					return errAt(append(at, "required"), "%s: required must be a list of property names", path)
 				}
 				if _, ok := props[name]; !ok {
-					return fmt.Errorf("%s: required property %q is not in properties", path, name)
+					return errAt(append(at, "required"), "%s: required property %q is not in properties", path, name)
 				}
 			}
 		}
 		if ap, ok := s["additionalProperties"]; ok {
 			if _, ok := ap.(bool); !ok {
-				return fmt.Errorf("%s: additionalProperties must be true or false", path)
+				return errAt(append(at, "additionalProperties"), "%s: additionalProperties must be true or false", path)
 			}
 		}
 	case "array":
 		if it, ok := s["items"]; ok {
 			m, ok := it.(map[string]any)
 			if !ok {
-				return fmt.Errorf("%s: items must be a schema mapping", path)
+				return errAt(append(at, "items"), "%s: items must be a schema mapping", path)
 			}
-			if err := checkSchema(m, path+".items", false); err != nil {
+			if err := checkSchema(m, slices.Concat(at, []string{"items"}), false, values); err != nil {
 				return err
 			}
+		}
+	}
+	if !values {
+		return nil
+	}
+	// After the subschemas, whose own defaults are checked by now.
+	if hasEnum {
+		if err := checkEnum(s, enum.([]any)); err != nil {
+			return errAt(append(at, "enum"), "%s: %v", path, err)
+		}
+	}
+	if d, ok := s["default"]; ok {
+		if err := fits(s, "default", d); err != nil {
+			return errAt(append(at, "default"), "%s: default %s does not fit the schema: %s", path, jsonText(d), validationText(err))
 		}
 	}
 	return nil
@@ -384,25 +462,34 @@ func resolveSchema(m map[string]any) (*jsonschema.Resolved, error) {
 // checkEnum refuses an enum value that the rest of its schema rejects
 // (type: string with enum: [1, 2]): no argument could ever be valid.
 func checkEnum(s map[string]any, enum []any) error {
-	rest := maps.Clone(s)
-	delete(rest, "enum")
-	delete(rest, "default")
-	r, err := resolveSchema(rest)
-	if err != nil {
-		return err
-	}
 	for _, v := range enum {
-		if err := r.Validate(v); err != nil {
+		if err := fits(s, "enum", v); err != nil {
 			return fmt.Errorf("enum value %s does not fit the schema: %s", jsonText(v), validationText(err))
 		}
 	}
 	return nil
 }
 
+// fits validates v against s without its keyword key (and without its
+// default, which is checked on its own).
+func fits(s map[string]any, key string, v any) error {
+	rest := maps.Clone(s)
+	delete(rest, key)
+	delete(rest, "default")
+	r, err := resolveSchema(rest)
+	if err != nil {
+		return err
+	}
+	return r.Validate(v)
+}
+
 // checkArgs validates call arguments against the tool's input schema and
 // fills in the defaults of absent properties. The error says what is
 // wrong in words a model can act on.
 func (d *ToolDef) checkArgs(args map[string]any) error {
+	if d.input == nil { // UncheckedArgs
+		return nil
+	}
 	if err := d.input.ApplyDefaults(&args); err != nil {
 		return errors.New(validationText(err))
 	}
@@ -418,6 +505,7 @@ func (d *ToolDef) checkArgs(args map[string]any) error {
 // whole, and a model's 20,000-character argument must not come back.
 func validationText(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "validating root: ")
+	msg = strings.ReplaceAll(msg, "<invalid reflect.Value>", "null") // the library's text for a JSON null
 	where := ""
 	for strings.HasPrefix(msg, "validating /") {
 		rest := msg[len("validating /"):]

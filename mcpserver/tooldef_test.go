@@ -113,3 +113,93 @@ func defs0(t *testing.T) *ToolDef {
 	}
 	return defs[0]
 }
+
+// TestUncheckedArgs: a tool with unchecked_args offers its schema as
+// written, enum and default values that contradict their own types
+// included (the quirks of BFCL's data), and answers every call: the
+// server neither refuses arguments nor fills in defaults. Without the
+// flag the same schema is refused when the catalog loads.
+func TestUncheckedArgs(t *testing.T) {
+	t.Parallel()
+	const catalog = `
+- name: q
+  description: Quirky tool.
+  input_schema:
+    type: object
+    required: [n]
+    properties:
+      n: {type: integer, enum: ["1", "2"]}
+      color: {type: string, enum: [red, blue], default: any}
+      auth: {type: array, items: {type: string}, default: [null, null]}
+      metrics: {type: array, items: {type: string}, enum: [view, favorability]}
+  unchecked_args: true
+  result: "ok"
+`
+	defs, err := ParseToolDefs([]byte(catalog), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := defs[0]
+	props := d.MCPTool().RawInputSchema
+	for _, want := range []string{`"enum":["1","2"]`, `"default":"any"`, `"default":[null,null]`, `"enum":["view","favorability"]`} {
+		if !strings.Contains(string(props), want) {
+			t.Errorf("offered schema lacks %s: %s", want, props)
+		}
+	}
+	for _, args := range []map[string]any{{}, {"n": 1.0, "color": "green", "metrics": []any{"view"}}, {"n": "x", "extra": true}} {
+		before := fmt.Sprint(args)
+		if err := d.checkArgs(args); err != nil {
+			t.Errorf("checkArgs(%v) = %v", args, err)
+		}
+		if fmt.Sprint(args) != before {
+			t.Errorf("checkArgs filled in %v", args)
+		}
+	}
+	_, err = ParseToolDefs([]byte(strings.Replace(catalog, "  unchecked_args: true\n", "", 1)), "test.yaml")
+	if err == nil || !strings.Contains(err.Error(), `test.yaml:10:50: tool q: input_schema.properties.auth: default [null,null] does not fit the schema: argument items: type: null has type "null", want "string"`) {
+		t.Errorf("the checked schema: %v", err)
+	}
+	// The structure is still checked.
+	_, err = ParseToolDefs([]byte(strings.Replace(catalog, "type: integer", "type: int", 1)), "test.yaml")
+	if err == nil || !strings.Contains(err.Error(), "test.yaml:8:11: tool q: input_schema.properties.n: type must be one of") {
+		t.Errorf("a wrong type in an unchecked schema: %v", err)
+	}
+}
+
+// TestEveryBadToolListed: a catalog reports each refused tool, at the
+// line and column of what is wrong, not only the first.
+func TestEveryBadToolListed(t *testing.T) {
+	t.Parallel()
+	_, err := ParseToolDefs([]byte(`
+- name: a
+  description: Default not in its enum.
+  input_schema: {type: object, properties: {c: {type: string, enum: [red], default: any}}}
+  result: ok
+- name: fine
+  description: Fine.
+  input_schema: {type: object}
+  result: ok
+- name: b
+  description: A null default inside an array of strings.
+  input_schema:
+    type: object
+    properties:
+      auth: {type: array, items: {type: string, default: null}}
+  result: ok
+- name: "bad name"
+  description: x
+  input_schema: {type: object}
+  result: ok
+`), "cat.yaml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	want := []string{
+		`cat.yaml:4:76: tool a: input_schema.properties.c: default "any" does not fit the schema: enum: any does not equal any of: [red]`,
+		`cat.yaml:15:49: tool b: input_schema.properties.auth.items: default null does not fit the schema: type: null has type "null", want "string"`,
+		`cat.yaml:17:3: tool bad name: name "bad name" must be 1-64 letters, digits, _ or -`,
+	}
+	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

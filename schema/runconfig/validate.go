@@ -95,7 +95,7 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 	if opts.Catalog != nil {
 		for _, f := range v.catalogFiles {
 			if err := opts.Catalog(f); err != nil {
-				v.errs = append(v.errs, catalogError(f, err))
+				v.errs = append(v.errs, catalogErrors(f, err)...)
 			}
 		}
 	}
@@ -434,23 +434,34 @@ func (v *validation) addCatalog(p string) {
 	v.catalogFiles = append(v.catalogFiles, p)
 }
 
-// catalogError places a catalog checker's error. A message that already
-// starts with the file's name ("path: …" or "path:line: …") is split into
-// the error's position and text.
-func catalogError(file string, err error) *schema.Error {
+// catalogErrors places a catalog checker's errors: one per error joined
+// in err (errors.Join), so every refused tool of a file is listed. A
+// message that already starts with the file's name ("path: …",
+// "path:line: …" or "path:line:col: …") is split into the error's
+// position and text.
+func catalogErrors(file string, err error) []*schema.Error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*schema.Error
+		for _, e := range j.Unwrap() {
+			out = append(out, catalogErrors(file, e)...)
+		}
+		return out
+	}
 	e := &schema.Error{File: file, Msg: err.Error()}
 	rest, ok := strings.CutPrefix(e.Msg, file+":")
 	if !ok {
-		return e
-	}
-	if num, msg, ok := strings.Cut(rest, ":"); ok {
-		if n, err := strconv.Atoi(num); err == nil && n > 0 {
-			e.Line, e.Msg = n, strings.TrimSpace(msg)
-			return e
-		}
+		return []*schema.Error{e}
 	}
 	e.Msg = strings.TrimSpace(rest)
-	return e
+	for _, pos := range []*int{&e.Line, &e.Col} {
+		num, msg, ok := strings.Cut(rest, ":")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n <= 0 {
+			break
+		}
+		*pos, rest, e.Msg = n, msg, strings.TrimSpace(msg)
+	}
+	return []*schema.Error{e}
 }
 
 // addPath adds a named file, or the files of a named directory.
