@@ -21,7 +21,11 @@ type Tool struct {
 	Domain      string         `yaml:"domain"`
 	Description string         `yaml:"description"`
 	InputSchema map[string]any `yaml:"input_schema"`
-	Result      string         `yaml:"result"`
+	// UncheckedArgs is always true: BFCL offers its schemas as written
+	// and never checks a call against them (only against the answer),
+	// so the server must not refuse a call for them (docs/bfcl.md).
+	UncheckedArgs bool   `yaml:"unchecked_args"`
+	Result        string `yaml:"result"`
 
 	category string
 	bfclName string
@@ -104,12 +108,13 @@ type registry struct {
 // _2, _3, ….
 func (r *registry) add(fn *Function, c *Category) string {
 	t := &Tool{
-		Domain:      "bfcl",
-		Description: strings.TrimSpace(fn.Description + languageHint(c.Language)),
-		InputSchema: InputSchema(fn.Parameters, c.Language),
-		Result:      fmt.Sprintf("%s ran. (A BFCL function has no implementation; this is a stub result.)", strings.ReplaceAll(fn.Name, "{{", "{ {")),
-		category:    c.Name,
-		bfclName:    fn.Name,
+		Domain:        "bfcl",
+		Description:   strings.TrimSpace(fn.Description + languageHint(c.Language)),
+		InputSchema:   InputSchema(fn.Parameters, c.Language),
+		UncheckedArgs: true,
+		Result:        fmt.Sprintf("%s ran. (A BFCL function has no implementation; this is a stub result.)", strings.ReplaceAll(fn.Name, "{{", "{ {")),
+		category:      c.Name,
+		bfclName:      fn.Name,
 	}
 	b, _ := json.Marshal([]any{fn.Name, t.Description, t.InputSchema})
 	t.key = string(b)

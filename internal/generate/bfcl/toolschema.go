@@ -180,9 +180,9 @@ func copyDocKeys(out, p map[string]any) {
 }
 
 // fitDefault returns a BFCL default as a value of the property's JSON
-// type, or false when it is not one: BFCL writes Python booleans as the
-// strings "True" and "False", and a default that does not fit its own
-// type would fail the schema on every call that leaves it out.
+// type, or false when it is not one (it is then left out of the offered
+// schema): BFCL writes Python booleans as the strings "True" and
+// "False". The server does not check the default (unchecked_args).
 func fitDefault(typ any, d any) (any, bool) {
 	switch typ {
 	case "boolean":
