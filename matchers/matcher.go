@@ -727,16 +727,50 @@ func (c containsM) match(cx *mctx, v any, present bool) *mismatch {
 			return nil
 		}
 	case []any:
-		for _, e := range x {
-			if c.elem.match(cx, e, true) == nil {
-				return nil
-			}
+		if c.find(cx, x) >= 0 {
+			return nil
 		}
+		want := c.describe()
 		if c.isSub {
-			return miss("list containing "+strconv.Quote(c.sub), v, present)
+			want = "list containing " + strconv.Quote(c.sub)
 		}
+		if len(x) == 0 || !strings.HasSuffix(show(v), "…") {
+			return miss(want, v, present)
+		}
+		// The list is too long to quote whole: name the element that came
+		// closest and where it differs, instead of cutting the list short.
+		i, m := c.closest(cx, x)
+		return &mismatch{msg: fmt.Sprintf("want %s, got a list of %d with none matching (closest, %s)", want, len(x), (&mismatch{rel: relIdx(i) + m.rel, msg: m.msg}).String())}
 	}
 	return miss(c.describe(), v, present)
+}
+
+// find returns the index of the first element of x that c's element
+// matcher accepts, or -1.
+func (c containsM) find(cx *mctx, x []any) int {
+	for i, e := range x {
+		if c.elem.match(cx, e, true) == nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// closest returns the element of x (none matching) that c's element
+// matcher comes closest to, by the keys of an object matcher it gets
+// wrong (else the first), and why it does not match.
+func (c containsM) closest(cx *mctx, x []any) (int, *mismatch) {
+	best, bestN := 0, -1
+	if o, ok := c.elem.(objLit); ok {
+		for i, e := range x {
+			if em, isMap := asMap(e); isMap {
+				if n := o.failures(cx, em); bestN < 0 || n < bestN {
+					best, bestN = i, n
+				}
+			}
+		}
+	}
+	return best, c.elem.match(cx, x[best], true)
 }
 
 type oneOfM struct{ alts []node }
@@ -809,7 +843,35 @@ func (n notM) match(cx *mctx, v any, present bool) *mismatch {
 	if n.m.match(cx, v, present) != nil {
 		return nil
 	}
+	if c, ok := n.m.(containsM); ok {
+		switch x := v.(type) {
+		case []any: // name the element that matched
+			if i := c.find(cx, x); i >= 0 {
+				return &mismatch{rel: relIdx(i), msg: fmt.Sprintf("want no element %s (%s), got %s", c.elem.describe(), n.describe(), show(x[i]))}
+			}
+		case string: // quote the text around the match, which a cut may hide
+			if c.isSub && utf8.RuneCountInString(x) > 80 { // show cuts it
+				at := strings.Index(x, c.sub)
+				return &mismatch{msg: fmt.Sprintf("want %s, got it at character %d: %s", n.describe(), utf8.RuneCountInString(x[:at]), excerpt(x, at, len(c.sub)))}
+			}
+		}
+	}
 	return miss(n.describe(), v, present)
+}
+
+// excerpt quotes s around its bytes [at, at+n), with up to 30 characters
+// either side and … where it cuts.
+func excerpt(s string, at, n int) string {
+	const side = 30
+	before, after := []rune(s[:at]), []rune(s[at+n:])
+	pre, post := "", ""
+	if len(before) > side {
+		before, pre = before[len(before)-side:], "…"
+	}
+	if len(after) > side {
+		after, post = after[:side], "…"
+	}
+	return pre + strconv.Quote(string(before)+s[at:at+n]+string(after)) + post
 }
 
 type approxM struct{ val, tol float64 }

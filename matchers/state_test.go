@@ -169,3 +169,38 @@ func TestDiffJSONLimit(t *testing.T) {
 		t.Fatalf("numbers by value: %q", d)
 	}
 }
+
+// TestStateMismatchNamesElement: a mismatch in a result too long to quote
+// whole names the path and the offending element instead of cutting the
+// result short, and $not {$contains} names the element that matched.
+func TestStateMismatchNamesElement(t *testing.T) {
+	t.Parallel()
+	e := compileYAML(t, `
+state:
+  - tool: read_graph
+    result: {entities: {$contains: {name: Carol, type: person}}}
+  - tool: read_graph
+    result: {entities: {$not: {$contains: {name: Bob}}}}
+  - tool: read_note
+    result: {$not: {$contains: deleted}}
+`)
+	graph := jsonValue(t, `{"entities": [
+		{"name": "Alice", "type": "place", "observations": ["likes tea", "lives in Lyon"]},
+		{"name": "Carol", "type": "robot", "observations": ["built in 2020", "speaks French"]},
+		{"name": "Bob", "type": "person", "observations": ["plays chess"]}]}`)
+	note := strings.Repeat("a long note that goes on ", 8) + "and then the file was deleted by the model."
+	v := e.Score(Trace{State: []ProbeResult{{Value: graph}, {Value: graph}, {Value: note}}}, Cell{Confirm: "auto"})
+	want := []string{
+		`state[0] (read_graph): entities: want list containing {name: "Carol", type: "person"}, got a list of 3 with none matching (closest, [1].type: want "person", got "robot")`,
+		`state[1] (read_graph): entities[2]: want no element {name: "Bob"} (not list containing {name: "Bob"}), got {"name":"Bob","observations":["plays chess"],"type":"person"}`,
+		`state[2] (read_note): want not string containing "deleted", got it at character 222: …"goes on and then the file was deleted by the model."`,
+	}
+	if len(v.Reasons) != len(want) {
+		t.Fatalf("reasons %+v", v.Reasons)
+	}
+	for i, w := range want {
+		if v.Reasons[i].Detail != w {
+			t.Errorf("reason %d:\n got %s\nwant %s", i, v.Reasons[i].Detail, w)
+		}
+	}
+}
