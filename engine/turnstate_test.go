@@ -220,7 +220,7 @@ limits: {max_iterations: 4, concurrency: 2}
 	if err := report.WriteTrace(&shown, &good); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"setup 0: load {\"start\":10} (not shown to the model)", "user 1 (script):", "tools added: late", "call 3: secret  [not offered, executed]", "state after user turn 1:\n    state: {\"count\":13}\n      want (fresh server): {\"count\":13}", "golden results of user turn 1"} {
+	for _, want := range []string{"setup 0: load {\"start\":10} (not shown to the model)", "user 0 (the case's prompt):", "user 1 (scripted reply):", "tools added: late", "call 3: secret  [not offered, executed]", "state after user turn 1 (probes, not shown to the model):\n  probe 0: state {}\n    want (the same probe on a fresh server):\n      {\n        \"count\": 13\n      }\n    result:\n      {\n        \"count\": 13\n      }\n    verdict: ok\n", "golden results of user turn 1"} {
 		if !strings.Contains(shown.String(), want) {
 			t.Errorf("show lacks %q:\n%s", want, shown.String())
 		}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"slices"
 	"strings"
 
@@ -21,11 +23,13 @@ func init() {
 const showUsage = `usage: toolward show [--format text|json] [--limit N] DIR RUN_ID
        toolward show [--format text|json] [--limit N] DIR --case ID [--filter key=glob]...
 
-Show prints runs of DIR/runs.jsonl in full: the cell, every model turn
-(thinking and text), each tool call with its arguments, confirm decision
-and result, the final answer, and the verdict with every reason (or the
-infrastructure error). Nothing is clipped; control characters a model or
-a server wrote are shown as escapes, as in the reports.
+Show prints runs of DIR/runs.jsonl in full: the cell, every user message
+of a conversation with who wrote it, every model turn (thinking and
+text), each tool call with its arguments, confirm decision and result,
+the final answer, each state probe's call, result and verdict, and the
+verdict with every reason (or the infrastructure error). Nothing is
+clipped but probe results (as in report.html); control characters a
+model or a server wrote are shown as escapes, as in the reports.
 
 RUN_ID is a run id as report.html, plan --list and runs.jsonl print it (a
 unique prefix is enough). --case ID (a glob) with --filter key=glob
@@ -73,6 +77,13 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		return usageErr(err.Error())
 	}
 	dir := pos[0]
+	if err := results.CheckRuns(dir); err != nil {
+		if errors.Is(err, iofs.ErrNotExist) {
+			err = fmt.Errorf("%s has no %s: give a result directory (the config's output; run prints it on its report: line)", dir, results.RunsFile)
+		}
+		fmt.Fprintln(stderr, "toolward show:", err)
+		return 1
+	}
 	picked, matched, ids, err := pickRuns(dir, keep, *limit, len(pos) == 2)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolward show:", err)

@@ -154,6 +154,7 @@ func (a *aggregator) finish(dir string, cfg *configFile, st *results.ReadStats, 
 	}
 	s.Warnings = append(pre, s.Warnings...)
 	s.Title = defaultTitle(dir)
+	s.Dir = filepath.Clean(dir)
 	if err := s.readConfig(cfg); err != nil {
 		s.Warnings = append(s.Warnings, err.Error())
 	}

@@ -84,6 +84,8 @@ type caseView struct {
 	// case, passing ones too: the report keeps one trace per failing
 	// cell, so its size stays bounded however many runs there are.
 	ShowAll string
+	// ShowRun is the toolward show command for one run (RUN_ID).
+	ShowRun string
 }
 
 type exampleView struct {
@@ -136,11 +138,11 @@ func (s *Summary) writeHTML(w io.Writer) error {
 // cells and the kept trace of each.
 func (s *Summary) newCaseView(c failingCase, anchor string) caseView {
 	cv := caseView{failingCase: c, Anchor: anchor, CellsTable: s.caseCellsTable(c.CaseSummary),
-		ShowAll: ShowCommand(c.ID, nil)}
+		ShowAll: ShowCommand(s.Dir, c.ID, nil), ShowRun: ShowRun(s.Dir, "RUN_ID")}
 	for _, cc := range c.Cells {
 		if cc.Example != nil {
 			ev := newExampleView(s.label(cc.Cell), cc.Example)
-			ev.ShowCell = ShowCommand(c.ID, cc.Cell.Cell.Pool(cell.Seed).Values())
+			ev.ShowCell = ShowCommand(s.Dir, c.ID, cc.Cell.Cell.Pool(cell.Seed).Values())
 			cv.Examples = append(cv.Examples, ev)
 		}
 	}
@@ -222,14 +224,14 @@ func argsJSON(c record.Call) string {
 	return truncate(string(b), maxShown)
 }
 
-// ShowCommand is the toolward show command, run in the result
-// directory, that prints every run of case id in the cell given by axis
+// ShowCommand is the toolward show command that prints every run of
+// case id in result directory dir ("": ".") in the cell given by axis
 // values (nil: in every cell; an axis pooled away, "" or absent: any
 // value). Values are quoted for a POSIX shell and escaped for the
 // selector language (a literal *, ? or \).
-func ShowCommand(id string, axes map[string]string) string {
+func ShowCommand(dir, id string, axes map[string]string) string {
 	var b strings.Builder
-	b.WriteString("toolward show . --case " + shellQuote(globLiteral(id)))
+	b.WriteString(ShowRun(dir, "--case "+shellQuote(globLiteral(id))))
 	for _, a := range cell.Names() {
 		v, ok := axes[a]
 		if !ok || v == "" || a == cell.Seed {
@@ -239,6 +241,15 @@ func ShowCommand(id string, axes map[string]string) string {
 	}
 	b.WriteString(" --limit 0")
 	return b.String()
+}
+
+// ShowRun is the toolward show command for dir ("": ".") and then what
+// (a run id, or --case and filters).
+func ShowRun(dir, what string) string {
+	if dir == "" {
+		dir = "."
+	}
+	return "toolward show " + shellQuote(dir) + " " + what
 }
 
 // globLiteral escapes the selector language's metacharacters.

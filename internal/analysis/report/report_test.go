@@ -604,10 +604,13 @@ func TestSeedSpreadByTemperature(t *testing.T) {
 // selector language and quote for the shell; a pooled seed is left out.
 func TestShowCommand(t *testing.T) {
 	t.Parallel()
-	got := ShowCommand("a*b", map[string]string{"model": "q:1 b'x", "seed": "3", "tools": "n8", "confirm": ""})
-	want := `toolward show . --case 'a\*b' --filter 'model=q:1 b'\''x' --filter tools=n8 --limit 0`
+	got := ShowCommand("results/my run", "a*b", map[string]string{"model": "q:1 b'x", "seed": "3", "tools": "n8", "confirm": ""})
+	want := `toolward show 'results/my run' --case 'a\*b' --filter 'model=q:1 b'\''x' --filter tools=n8 --limit 0`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := ShowCommand("", "x", nil); got != "toolward show . --case x --limit 0" {
+		t.Errorf("no dir: %s", got)
 	}
 }
 
@@ -625,7 +628,9 @@ func TestHTMLReachesEveryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(b)
-	for _, want := range []string{"passing ones too, in the terminal (from this report's directory): <code>toolward show . --case ", "every seed of this cell: <code>toolward show . --case", "turn 0 ·"} {
+	// The commands name the result directory as Build was given it, not
+	// ".": report.md and report.html are read from the suite's root.
+	for _, want := range []string{"passing ones too, in the terminal (from where the report was written): <code>toolward show " + dir + " --case ", "every seed of this cell: <code>toolward show " + dir + " --case", "one run: <code>toolward show " + dir + " RUN_ID</code>", "turn 0 ·"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -38,6 +38,10 @@ type Summary struct {
 	// Rescored says where the verdicts came from when `toolward score`
 	// wrote this directory (config.json scored_from); nil otherwise.
 	Rescored *Rescored `json:"rescored,omitempty"`
+	// Dir is the result directory as the command that wrote the reports
+	// was given it (from its working directory, usually the suite's
+	// root): the toolward show commands the reports print name it.
+	Dir string `json:"-"`
 
 	Totals Tally `json:"totals"`
 	// Fixed lists the axes with a single value in the whole run, e.g.

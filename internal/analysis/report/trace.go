@@ -6,14 +6,17 @@ import (
 	"io"
 	"strings"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema/record"
 )
 
 // WriteTrace writes one run for a terminal: its identity and cell, every
 // model turn (thinking, text, the tool calls it made with their
 // arguments, confirm decision and result), the final answer and the
-// verdict with every reason, or the infrastructure error. Nothing is
-// clipped. Turns are numbered from 0, as runs.jsonl's calls[].turn and
+// verdict with every reason, or the infrastructure error; of a
+// conversation, every user message with who wrote it; each state probe's
+// call, result and verdict. Nothing is clipped but probe results (cut at
+// report.html's bound; --format json has them whole). Turns are numbered from 0, as runs.jsonl's calls[].turn and
 // the reports number them. Everything goes through the reports' display
 // writer: control and bidirectional characters a model or a server wrote
 // are shown as escapes, never sent to the terminal.
@@ -46,9 +49,7 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 	}
 	userAt := map[int][]int{} // model turn -> user messages before it
 	for i, u := range rec.Trace.Users {
-		if i > 0 { // the opening is the case's prompt
-			userAt[u.Before] = append(userAt[u.Before], i)
-		}
+		userAt[u.Before] = append(userAt[u.Before], i)
 	}
 	byTurn := map[int][]int{}
 	var orphans []int // calls naming no recorded turn
@@ -63,10 +64,13 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 		for _, ui := range userAt[at] {
 			u := rec.Trace.Users[ui]
 			note := ""
-			if u.Unsent {
-				note = " (not sent)"
+			switch {
+			case u.Stop:
+				note = ", ended the conversation (stop marker), not sent"
+			case u.Unsent:
+				note = ", not sent (user.max_turns reached)"
 			}
-			fmt.Fprintf(b, "\nuser %d (%s)%s:\n%s\n", ui, u.From, note, indent(u.Content, "    "))
+			fmt.Fprintf(b, "\nuser %d (%s%s):\n%s\n", ui, userFrom(u), note, indent(u.Content, "    "))
 			if len(u.Added) > 0 {
 				fmt.Fprintf(b, "  tools added: %s\n", strings.Join(u.Added, ", "))
 			}
@@ -96,7 +100,7 @@ func writeTrace(b *strings.Builder, rec *record.Record) {
 	for _, ci := range orphans {
 		writeCall(b, ci, rec.Trace.Calls[ci])
 	}
-	writeState(b, rec.State)
+	writeState(b, rec)
 	b.WriteString("\nanswer:")
 	if rec.Trace.Answer == "" {
 		b.WriteString(" (none)\n")
@@ -185,34 +189,60 @@ func indent(s, p string) string {
 	return p + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+p)
 }
 
+// userFrom says who wrote a user message, as report.html does.
+func userFrom(u record.UserTurn) string {
+	switch u.From {
+	case record.UserFromCase:
+		return "the case's prompt"
+	case record.UserFromScript:
+		return "scripted reply"
+	case record.UserFromSimulator:
+		if u.Model != "" {
+			return "simulated by " + u.Model
+		}
+		return "simulated"
+	}
+	return u.From
+}
+
 // writeState writes what the harness's probes saw: the end state and,
-// per user turn, the turn probes and how many golden results there were
-// to find.
-func writeState(b *strings.Builder, st *record.State) {
+// per user turn, the turn probes (each with its call, its result, bounded
+// as in report.html, and its verdict, from the run's state_mismatch
+// reasons) and how many golden results there were to find.
+func writeState(b *strings.Builder, rec *record.Record) {
+	st := rec.State
 	if st == nil {
 		return
 	}
-	probe := func(p record.Probe) {
-		got, _ := json.Marshal(p.Got.Value)
-		fmt.Fprintf(b, "    %s: %s\n", p.Tool, got)
-		if p.Want != nil {
-			want, _ := json.Marshal(p.Want.Value)
-			fmt.Fprintf(b, "      want (fresh server): %s\n", want)
+	probe := func(at string, j int, p record.Probe) {
+		args, _ := json.Marshal(p.Args)
+		if p.Args == nil {
+			args = []byte("{}")
 		}
+		mark := ""
+		if p.Got.IsError {
+			mark = "  [isError]"
+		}
+		fmt.Fprintf(b, "  probe %d: %s %s%s\n", j, p.Tool, args, mark)
+		if p.Want != nil {
+			fmt.Fprintf(b, "    want (the same probe on a fresh server):\n%s\n", indent(probeText(p.Want.Value), "      "))
+		}
+		fmt.Fprintf(b, "    result:\n%s\n", indent(probeText(p.Got.Value), "      "))
+		fmt.Fprintf(b, "    verdict: %s\n", probeVerdict(rec, fmt.Sprintf("%sstate[%d] (%s): ", at, j, p.Tool), at+"state: "))
 	}
 	if len(st.Probes) > 0 {
 		b.WriteString("\nend state (probes, not shown to the model):\n")
-		for _, p := range st.Probes {
-			probe(p)
+		for j, p := range st.Probes {
+			probe("", j, p)
 		}
 	}
 	for i, ps := range st.Turns {
 		if ps == nil {
 			continue
 		}
-		fmt.Fprintf(b, "\nstate after user turn %d:\n", i)
-		for _, p := range ps {
-			probe(p)
+		fmt.Fprintf(b, "\nstate after user turn %d (probes, not shown to the model):\n", i)
+		for j, p := range ps {
+			probe(fmt.Sprintf("expect.turns[%d].", i), j, p)
 		}
 	}
 	for i, rs := range st.GoldenResults {
@@ -223,4 +253,41 @@ func writeState(b *strings.Builder, st *record.State) {
 			}
 		}
 	}
+}
+
+// probeText renders a probe result as indented JSON (a text result as
+// it is), cut at maxShown as report.html cuts it.
+func probeText(v any) string {
+	if str, ok := v.(string); ok {
+		return truncate(str, maxShown)
+	}
+	j, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return truncate(string(j), maxShown)
+}
+
+// probeVerdict is one probe's verdict: its state_mismatch reasons (their
+// details start with prefix, or, for a reason about all the probes,
+// with whole), else ok; not judged for a run that ended in an error.
+func probeVerdict(rec *record.Record, prefix, whole string) string {
+	var bad []string
+	for _, r := range rec.Reasons {
+		if r.Code != matchers.ReasonStateMismatch {
+			continue
+		}
+		if d, ok := strings.CutPrefix(r.Detail, prefix); ok {
+			bad = append(bad, d)
+		} else if d, ok := strings.CutPrefix(r.Detail, whole); ok {
+			bad = append(bad, d)
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		return "mismatch: " + strings.Join(bad, "; ")
+	case rec.Outcome == record.Error:
+		return "not judged (the run ended in an error)"
+	}
+	return "ok"
 }

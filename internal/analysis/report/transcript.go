@@ -89,7 +89,7 @@ func (m *mdWriter) transcripts() {
 			head += fmt.Sprintf(" · flaky (%d/%d passed)", pk.cc.Pass, pk.cc.Scored())
 		}
 		m.p("%s\n\n", head)
-		show := "every seed of this cell: " + ShowCommand(pk.c.ID, pk.cc.Cell.Cell.Pool(cell.Seed).Values())
+		show := "every seed of this cell: " + ShowCommand(m.s.Dir, pk.c.ID, pk.cc.Cell.Cell.Pool(cell.Seed).Values())
 		ev := newExampleView("", e)
 		m.w.WriteString(transcriptBlock(transcriptEntries(ev), maxTranscriptChars, verdictEntry(ev), show))
 	}

@@ -132,7 +132,7 @@ func TestMarkdownTranscriptGolden(t *testing.T) {
 		convRecord(3, "single-request", 1, record.Fail, single, `answer_mismatch: answer: want string containing "42", got "No idea."`),
 	)
 	md := markdownOf(t, dir)
-	got := transcriptSection(md)
+	got := strings.ReplaceAll(transcriptSection(md), "toolward show "+dir+" ", "toolward show DIR ")
 	if got == "" {
 		t.Fatalf("report.md has no transcripts:\n%s", md)
 	}
