@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -369,6 +371,13 @@ const (
 // RunDirVar is replaced, in a command server's arguments and server.env
 // values under isolation "run", by the run's fresh directory.
 const RunDirVar = "{run_dir}"
+
+// NamesRunDir reports whether a command server's arguments or env values
+// name RunDirVar: the server needs isolation "run" to be given one.
+func (s Server) NamesRunDir() bool {
+	return slices.ContainsFunc(s.Command, func(a string) bool { return strings.Contains(a, RunDirVar) }) ||
+		slices.ContainsFunc(slices.Collect(maps.Values(s.Env)), func(v string) bool { return strings.Contains(v, RunDirVar) })
+}
 
 // ProbeOnlyMeta is the key of a tool's MCP _meta that, set to true, marks
 // it as a state tool for probes: toolward never offers it to the model.

@@ -42,6 +42,10 @@ in your own repository under DIR (which must not exist or be empty):
   .pre-commit-config.yaml  a pre-commit hook running toolward validate
   README.md                the next steps
 
+A --server-command argument or --env value naming {run_dir} makes the
+configs say isolation: "run": each run starts its own server process in
+a fresh directory that {run_dir} names.
+
 Paths in the configs are DIR as given: run toolward from the directory
 you ran init in. --server-command is split at spaces; use -- CMD ARG… for
 arguments with spaces.
@@ -143,6 +147,9 @@ func doInit(f *initFlags, stdout, stderr io.Writer) error {
 	env, _ := keyValues(f.env, "--env") // checked by check
 	headers, _ := keyValues(f.headers, "--header")
 	srv := schema.Server{Command: f.command, Env: env, URL: f.url, Headers: headers}
+	if srv.NamesRunDir() { // the placeholder must not reach the server as text
+		srv.Isolation = schema.IsolationRun
+	}
 	if err := scaffold.CheckFree(f.dir); err != nil {
 		return err // before starting a server
 	}
@@ -163,7 +170,7 @@ func doInit(f *initFlags, stdout, stderr io.Writer) error {
 	info := src.Info()
 	caseSchema := schema.CaseJSONSchema()
 	files, skipped, err := scaffold.Files(scaffold.Options{
-		Dir: f.dir, Server: scaffold.Server{Command: srv.Command, Env: env, URL: srv.URL, Headers: headers},
+		Dir: f.dir, Server: scaffold.Server{Command: srv.Command, Env: env, URL: srv.URL, Headers: headers, Isolation: srv.Isolation},
 		ServerName: info.Name, ServerVersion: info.Version, Tools: tools, Model: f.model,
 		CaseSchema: caseSchema, Rev: releaseTag(),
 	})
@@ -182,6 +189,9 @@ func doInit(f *initFlags, stdout, stderr io.Writer) error {
 		plural = ""
 	}
 	fmt.Fprintf(stdout, "wrote %d case skeleton%s for %s %s to %s\n", n, plural, report.DisplayLine(info.Name), report.DisplayLine(info.Version), f.dir)
+	if srv.Isolation != "" {
+		fmt.Fprintf(stdout, "isolation: run (the server names %s: each run starts its own process in a fresh directory)\n", schema.RunDirVar)
+	}
 	fmt.Fprintf(stdout, "next: fill in each golden, then toolward validate %s/cases %s/toolward.cue\n", strings.TrimSuffix(f.dir, "/"), strings.TrimSuffix(f.dir, "/"))
 	return nil
 }

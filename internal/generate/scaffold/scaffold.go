@@ -54,6 +54,9 @@ type Server struct {
 	Env     map[string]string
 	URL     string
 	Headers map[string]string
+	// Isolation is written when set: "run" for a command or env naming
+	// the run's directory (schema.RunDirVar).
+	Isolation string
 }
 
 // Options say what to write.
@@ -367,6 +370,9 @@ func serverCUE(s Server) string {
 	}
 	fmt.Fprintf(&b, "server: {\n\tcommand: [%s]\n", strings.Join(parts, ", "))
 	writeMap(&b, "env", s.Env)
+	if s.Isolation != "" {
+		fmt.Fprintf(&b, "\t// A fresh process per run, in a fresh directory ({run_dir}).\n\tisolation: %s\n", q(s.Isolation))
+	}
 	b.WriteString("}\n")
 	return b.String()
 }
