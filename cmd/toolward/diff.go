@@ -113,6 +113,19 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "toolward diff:", err)
 			return 1
 		}
+		writeUnderpowered(stderr, "toolward diff", r)
 	}
 	return 0
+}
+
+// writeUnderpowered says, after a --fail-on-regression gate passed, which
+// losses it could not count (diff.Result.Underpowered) and which gates
+// count single runs.
+func writeUnderpowered(w io.Writer, prog string, r *diff.Result) {
+	for _, u := range r.Underpowered() {
+		fmt.Fprintf(w, "%s: --fail-on-regression passed, but %s\n", prog, u)
+	}
+	if len(r.Underpowered()) > 0 {
+		fmt.Fprintf(w, "%s: to gate on single runs: run --max-fail N (more than N failing runs fail), or --fail-on-broken (any case from always passing to always failing)\n", prog)
+	}
 }

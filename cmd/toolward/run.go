@@ -300,6 +300,7 @@ func compareBaseline(base, dir string, failOnRegression bool, gate diff.GateOpti
 			fmt.Fprintln(stderr, "toolward run: --baseline:", err)
 			return 1
 		}
+		writeUnderpowered(stderr, "toolward run", r)
 	}
 	return 0
 }

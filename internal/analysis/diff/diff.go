@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,6 +174,47 @@ func (r *Result) GateWith(opts GateOptions) error {
 		return r.missingError()
 	}
 	return nil
+}
+
+// Underpowered says, for each model with more pass → fail than fail →
+// pass pairs that did not reach significance, what it would take: how
+// many pass → fail pairs McNemar needs beside the fail → pass ones to
+// reach p < Alpha on these pairs (or that no outcome of them can), and
+// the minimum detectable difference by case. Empty when no model lost
+// runs, or every loss was significant. A gate that passes prints it, so a
+// pass → fail that cannot count is not read as checked.
+func (r *Result) Underpowered() []string {
+	var out []string
+	for _, m := range r.Models {
+		if m.B <= m.C || m.Regressed {
+			continue
+		}
+		need := ""
+		switch b := minSignificantB(m.C, m.Pairs, r.Alpha); {
+		case b < 0 && m.C == 0:
+			need = fmt.Sprintf("no outcome of %d scored pairs can reach p < %g (McNemar's smallest p is %s, every pair pass → fail)", m.Pairs, r.Alpha, pval(stats.McNemarExact(m.Pairs, 0)))
+		case b < 0:
+			need = fmt.Sprintf("with %d fail → pass, no outcome of the other %d scored pairs can reach p < %g", m.C, m.Pairs-m.C, r.Alpha)
+		default:
+			need = fmt.Sprintf("reaching p < %g on these %d scored pairs takes at least %d pass → fail beside the %d fail → pass", r.Alpha, m.Pairs, b, m.C)
+		}
+		if !math.IsNaN(m.ByCase.MDD) {
+			need += "; the smallest difference these cases detect (MDD by case) is " + mdd(m.ByCase)
+		}
+		out = append(out, fmt.Sprintf("%s: %d pass → fail, %d fail → pass, p %s: not significant; %s", m.Model, m.B, m.C, pval(m.P), need))
+	}
+	return out
+}
+
+// minSignificantB is the fewest pass → fail pairs b, beside c fail →
+// pass, with McNemar p < alpha and b + c <= pairs; -1 when none.
+func minSignificantB(c, pairs int, alpha float64) int {
+	for b := c + 1; b+c <= pairs; b++ {
+		if stats.McNemarExact(b, c) < alpha {
+			return b
+		}
+	}
+	return -1
 }
 
 // maxNamed bounds the case ids a gate error lists.

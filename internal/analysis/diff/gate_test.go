@@ -79,3 +79,44 @@ func TestGateFailOnBroken(t *testing.T) {
 		t.Errorf("GateWith(FailOnBroken) = %v", err)
 	}
 }
+
+// TestUnderpowered: the 12-run suite with one planted pass →
+// fail passes the McNemar gate; Underpowered says that reaching p < 0.05
+// takes 6 pass → fail on 12 pairs, and on 4 pairs that nothing can.
+func TestUnderpowered(t *testing.T) {
+	t.Parallel()
+	side := func(n int) *Result {
+		var pairs []pair
+		for i := range n {
+			pairs = append(pairs, pair{string(rune('a' + i)), "m", 1, "P", "P"})
+		}
+		pairs[0].new = "F"
+		root := t.TempDir()
+		base, nw := filepath.Join(root, "base"), filepath.Join(root, "new")
+		writeSide(t, base, pairs, false)
+		writeSide(t, nw, pairs, true)
+		r, err := Compare(base, nw, 0.05)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.GateWith(GateOptions{}); err != nil {
+			t.Fatalf("gate: %v", err)
+		}
+		return r
+	}
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{12, "m: 1 pass → fail, 0 fail → pass, p 1.0000: not significant; reaching p < 0.05 on these 12 scored pairs takes at least 6 pass → fail beside the 0 fail → pass; the smallest difference these cases detect (MDD by case) is 25.6 pp"},
+		{4, "m: 1 pass → fail, 0 fail → pass, p 1.0000: not significant; no outcome of 4 scored pairs can reach p < 0.05 (McNemar's smallest p is 0.1250, every pair pass → fail); the smallest difference these cases detect (MDD by case) is > 100 pp"},
+	} {
+		u := side(tt.n).Underpowered()
+		if len(u) != 1 || u[0] != tt.want {
+			t.Errorf("%d pairs: Underpowered() = %q\nwant %q", tt.n, u, tt.want)
+		}
+	}
+	if u := (&Result{Alpha: 0.05, Models: []ModelDiff{{Model: "m", Pairs: 12, B: 1, C: 1, P: 1}}}).Underpowered(); len(u) != 0 {
+		t.Errorf("no net loss: %q", u)
+	}
+}
