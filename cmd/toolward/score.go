@@ -110,16 +110,27 @@ func printScored(w io.Writer, dir string, res *rescore.DirResult) {
 			same++
 			continue
 		}
-		var how []string
-		for _, p := range []struct {
-			n    int
-			what string
-		}{{c.PassToFail, "pass → fail"}, {c.FailToPass, "fail → pass"}, {c.Reasons, "fail with other reasons"}} {
-			if p.n > 0 {
-				how = append(how, fmt.Sprintf("%d %s", p.n, p.what))
+		// A run that still fails, for other reasons, kept its verdict:
+		// it is counted apart from the flips.
+		line := "  " + c.Case + ": "
+		if flips := c.PassToFail + c.FailToPass; flips > 0 {
+			var how []string
+			for _, p := range []struct {
+				n    int
+				what string
+			}{{c.PassToFail, "pass → fail"}, {c.FailToPass, "fail → pass"}} {
+				if p.n > 0 {
+					how = append(how, fmt.Sprintf("%d %s", p.n, p.what))
+				}
 			}
+			line += fmt.Sprintf("%d of %d verdicts changed (%s)", flips, c.Runs, strings.Join(how, ", "))
+		} else {
+			line += fmt.Sprintf("no verdict of %d changed", c.Runs)
 		}
-		fmt.Fprintf(w, "  %s: %d of %d verdicts changed (%s)\n", c.Case, c.Changed(), c.Runs, strings.Join(how, ", "))
+		if c.Reasons > 0 {
+			line += fmt.Sprintf("; reasons changed only: %d still failing", c.Reasons)
+		}
+		fmt.Fprintln(w, line)
 	}
 	switch {
 	case same == len(res.Cases):

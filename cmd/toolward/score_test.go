@@ -10,6 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/toolward/toolward/fixtures/fakes/fakeollama"
+	"github.com/toolward/toolward/internal/analysis/rescore"
 )
 
 // TestScoreAndResumeSendNoModelRequest is issue 9's "done when": run
@@ -71,5 +72,23 @@ matrix: {models: [%q], seeds: [1, 2, 3]}
 	b, _ := os.ReadFile(filepath.Join("res", "report.md"))
 	if !strings.Contains(string(b), "answer_mismatch") {
 		t.Errorf("the resumed report does not show the re-scored failures")
+	}
+}
+
+// TestPrintScoredReasonsApart: a failing run that fails with other
+// reasons kept its verdict; score counts it apart from the verdicts that
+// changed (it said "1 of 3 verdicts changed (1 fail with other reasons)").
+func TestPrintScoredReasonsApart(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	printScored(&b, "res", &rescore.DirResult{Rescored: 6, Cases: []rescore.CaseResult{
+		{Case: "only-reasons", Runs: 3, Reasons: 1},
+		{Case: "both", Runs: 3, PassToFail: 1, Reasons: 2},
+	}})
+	want := "re-scored 6 runs of res\n" +
+		"  only-reasons: no verdict of 3 changed; reasons changed only: 1 still failing\n" +
+		"  both: 1 of 3 verdicts changed (1 pass → fail); reasons changed only: 2 still failing\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -109,10 +109,10 @@ func whyCounts(vs []VerdictChange) string {
 	return strings.Join(parts, "; ")
 }
 
-// verdictGroup counts the changes of one case with one cause.
+// verdictGroup counts the flipped verdicts of one case with one cause.
 type verdictGroup struct {
-	Case, Why                       string
-	PassToFail, FailToPass, Reasons int
+	Case, Why              string
+	PassToFail, FailToPass int
 }
 
 func (g verdictGroup) String() string {
@@ -120,7 +120,7 @@ func (g verdictGroup) String() string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{g.FailToPass, "fail → pass"}, {g.PassToFail, "pass → fail"}, {g.Reasons, "fail with other reasons"}} {
+	}{{g.FailToPass, "fail → pass"}, {g.PassToFail, "pass → fail"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
@@ -128,44 +128,46 @@ func (g verdictGroup) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// groupVerdicts counts vs (sorted by case) per case and cause, and
-// returns the changes whose outcome stayed (only the reasons changed),
-// which the regressions and fixes lists do not show.
-func groupVerdicts(vs []VerdictChange) (groups []verdictGroup, reasonsOnly []VerdictChange) {
+// groupVerdicts splits vs (sorted by case) into the flipped verdicts,
+// counted per case and cause, and the changes whose outcome stayed (a
+// failing run that fails with other reasons), which are no verdict change
+// and which the regressions and fixes lists do not show.
+func groupVerdicts(vs []VerdictChange) (flips []VerdictChange, groups []verdictGroup, reasonsOnly []VerdictChange) {
 	for _, v := range vs {
+		pf := v.Base.Outcome == record.Pass && v.New.Outcome == record.Fail
+		if !pf && !(v.Base.Outcome == record.Fail && v.New.Outcome == record.Pass) {
+			reasonsOnly = append(reasonsOnly, v)
+			continue
+		}
+		flips = append(flips, v)
 		if n := len(groups); n == 0 || groups[n-1].Case != v.Case || groups[n-1].Why != v.Why {
 			groups = append(groups, verdictGroup{Case: v.Case, Why: v.Why})
 		}
-		g := &groups[len(groups)-1]
-		switch {
-		case v.Base.Outcome == record.Pass && v.New.Outcome == record.Fail:
+		if g := &groups[len(groups)-1]; pf {
 			g.PassToFail++
-		case v.Base.Outcome == record.Fail && v.New.Outcome == record.Pass:
+		} else {
 			g.FailToPass++
-		default:
-			g.Reasons++
-			reasonsOnly = append(reasonsOnly, v)
 		}
 	}
-	return groups, reasonsOnly
+	return flips, groups, reasonsOnly
 }
 
 // writeVerdictsText says, for WriteText, which runs' verdicts changed and
-// why: counts per case and cause, then each run whose reasons alone
-// changed (flipped outcomes are listed as regressions and fixes).
+// why: counts per case and cause, then, apart, each failing run whose
+// reasons alone changed (flipped outcomes are listed as regressions and
+// fixes).
 func writeVerdictsText(p func(string, ...any), vs []VerdictChange) {
-	if len(vs) == 0 {
-		return
-	}
-	groups, reasonsOnly := groupVerdicts(vs)
-	p("\nchanged verdicts: %d (%s)\n", len(vs), whyCounts(vs))
-	for _, g := range groups {
-		p("  %s: %s (%s)\n", g.Case, g, g.Why)
+	flips, groups, reasonsOnly := groupVerdicts(vs)
+	if len(flips) > 0 {
+		p("\nchanged verdicts: %d (%s)\n", len(flips), whyCounts(flips))
+		for _, g := range groups {
+			p("  %s: %s (%s)\n", g.Case, g, g.Why)
+		}
 	}
 	if len(reasonsOnly) == 0 {
 		return
 	}
-	p("\nfailing runs that fail with other reasons: %d\n", len(reasonsOnly))
+	p("\nsame verdict, other reasons (failing runs that fail with other reasons): %d (%s)\n", len(reasonsOnly), whyCounts(reasonsOnly))
 	for i, v := range reasonsOnly {
 		if i == maxListed {
 			p("  … and %d more\n", len(reasonsOnly)-i)
@@ -177,19 +179,18 @@ func writeVerdictsText(p func(string, ...any), vs []VerdictChange) {
 
 // writeVerdictsMarkdown is writeVerdictsText for WriteMarkdown.
 func writeVerdictsMarkdown(p func(string, ...any), vs []VerdictChange) {
-	if len(vs) == 0 {
-		return
+	flips, groups, reasonsOnly := groupVerdicts(vs)
+	if len(flips) > 0 {
+		p("### Changed verdicts (%d)\n\n%s.\n\n| case | changed | why |\n|---|---|---|\n", len(flips), esc(whyCounts(flips)))
+		for _, g := range groups {
+			p("| `%s` | %s | %s |\n", code(g.Case), esc(g.String()), g.Why)
+		}
+		p("\n")
 	}
-	groups, reasonsOnly := groupVerdicts(vs)
-	p("### Changed verdicts (%d)\n\n%s.\n\n| case | changed | why |\n|---|---|---|\n", len(vs), esc(whyCounts(vs)))
-	for _, g := range groups {
-		p("| `%s` | %s | %s |\n", code(g.Case), esc(g.String()), g.Why)
-	}
-	p("\n")
 	if len(reasonsOnly) == 0 {
 		return
 	}
-	p("Failing runs that fail with other reasons (%d):\n\n| case | cell | base reasons | new reasons | why |\n|---|---|---|---|---|\n", len(reasonsOnly))
+	p("### Same verdict, other reasons (%d)\n\nFailing runs that fail with other reasons; %s.\n\n| case | cell | base reasons | new reasons | why |\n|---|---|---|---|---|\n", len(reasonsOnly), esc(whyCounts(reasonsOnly)))
 	for i, v := range reasonsOnly {
 		if i == maxListed {
 			p("\n…and %d more.\n", len(reasonsOnly)-i)

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,9 +69,22 @@ func TestVerdictChanges(t *testing.T) {
 			t.Errorf("%s: why %q, want %q", v.Case, v.Why, want[v.Case])
 		}
 	}
-	groups, reasonsOnly := groupVerdicts(got)
-	if len(groups) != 4 || len(reasonsOnly) != 1 || reasonsOnly[0].Case != "reasons" || groups[3].String() != "1 pass → fail" {
+	flips, groups, reasonsOnly := groupVerdicts(got)
+	if len(flips) != 3 || len(groups) != 3 || len(reasonsOnly) != 1 || reasonsOnly[0].Case != "reasons" || groups[2].String() != "1 pass → fail" {
 		t.Errorf("groups %+v, reasons only %+v", groups, reasonsOnly)
+	}
+	// A failing run that fails with other reasons kept its verdict: it is
+	// counted apart, not among the changed verdicts.
+	var text strings.Builder
+	writeVerdictsText(func(f string, a ...any) { fmt.Fprintf(&text, f, a...) }, got)
+	for _, want := range []string{"\nchanged verdicts: 3 (scoring rules changed: 1; the case changed what the model sees: 1; ran again: 1)\n",
+		"\nsame verdict, other reasons (failing runs that fail with other reasons): 1 (scoring rules changed: 1)\n  reasons  "} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "  reasons: ") {
+		t.Errorf("the reason-only change is counted as a changed verdict:\n%s", text.String())
 	}
 	if v := got[len(got)-1]; v.Case != "rescored" || verdictString(v.Base) != "pass" || verdictString(v.New) != "fail [answer_mismatch]" {
 		t.Errorf("last change %+v", v)

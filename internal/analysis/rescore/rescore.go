@@ -105,7 +105,8 @@ type CaseResult struct {
 	PassToFail, FailToPass, Reasons int
 }
 
-// Changed is the number of the case's runs whose verdict changed.
+// Changed is the number of the case's runs whose verdict or reasons
+// changed (a flip, or a failing run failing with other reasons).
 func (c CaseResult) Changed() int { return c.PassToFail + c.FailToPass + c.Reasons }
 
 // Dir judges every record of the result directory dir again with the
