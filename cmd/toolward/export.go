@@ -19,9 +19,11 @@ const exportUsage = `usage: toolward export [--format csv] DIR
 Export writes the runs of DIR/runs.jsonl to stdout as CSV, one row per
 run (as report and diff read them: one record per run id): id, case,
 tags, one column per matrix axis, tool_count, outcome, reasons (codes
-joined with ;), error_kind, attempts, turns, calls, tokens_in,
-tokens_out, model_latency_ms,
-tool_latency_ms, duration_ms. For spreadsheets and pandas
+joined with ;), error_kind, attempts, turns, calls, user_turns (the
+user messages sent), probes (the state probes made), tokens_in,
+tokens_out, model_latency_ms, tool_latency_ms, duration_ms (to the
+nanosecond, no float noise), then the judge's columns. For spreadsheets
+and pandas
 (pandas.read_csv("runs.csv")); the full traces stay in runs.jsonl
 (toolward show prints them).
 
