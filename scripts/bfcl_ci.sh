@@ -14,6 +14,12 @@
 #                each case passes but those BFCL's own checker never passes
 #                (tagged bfcl-unpassable, without a golden). All 3,641
 #                cases, not a slice: the replay takes seconds.
+#   multi-turn   the 800 multi-turn conversations were imported and
+#                validate (bfcl_multi_turn.cue); a slice of 40 (10 per
+#                category: ids ending in 10-19) replays its goldens offline
+#                against BFCL's own back ends (server/bfcl_mcp.py, python3
+#                with mpmath, which .ci/run installs) and passes. A slice:
+#                each conversation costs ~0.45 CPU-s (two Python processes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,3 +66,15 @@ if grep '"outcome":"fail"' "$work/single-turn/runs.jsonl" | grep -v '"bfcl-unpas
 	exit 1
 fi
 echo "bfcl_ci: single-turn: every golden passes; $unpassable cases BFCL never passes fail as they should"
+
+# ---- multi-turn
+echo "== BFCL multi-turn: 800 conversations imported, validated, a slice replayed against BFCL's back ends"
+if ! grep -q '^wrote 800 multi-turn conversations' "$work/import.log"; then
+	echo "bfcl_ci: multi-turn: the import did not write the 800 conversations:"
+	grep -i 'multi-turn\|multi_turn' "$work/import.log" || true
+	exit 1
+fi
+"$tw" validate "$suite/bfcl_multi_turn.cue"
+"$tw" run --out "$work/multi-turn" --max-fail 0 --filter 'case=multi_turn_*_1?' "$suite/bfcl_multi_turn.cue" | tee "$work/multi-turn.log"
+grep -q '^40 runs: 40 pass, 0 fail, 0 error' "$work/multi-turn.log" || { echo "bfcl_ci: multi-turn: want 40 of 40 goldens to pass"; exit 1; }
+echo "bfcl_ci: multi-turn: 40 of 40 goldens pass against BFCL's own back ends"
