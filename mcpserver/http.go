@@ -54,32 +54,25 @@ type HTTPOptions struct {
 
 // withDefaults returns o with its zero limits set to the defaults.
 func (o HTTPOptions) withDefaults() HTTPOptions {
-	def := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.MaxSessions <= 0 {
-		o.MaxSessions = DefaultMaxSessions
-	}
-	if o.MaxStreams <= 0 {
-		o.MaxStreams = DefaultMaxStreams
-	}
-	if o.MaxRequests <= 0 {
-		o.MaxRequests = DefaultMaxRequests
-	}
-	if o.MaxConns <= 0 {
-		o.MaxConns = DefaultMaxConns
-	}
-	def(&o.SessionIdleTTL, DefaultSessionIdleTTL)
-	def(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
-	def(&o.IdleTimeout, DefaultIdleTimeout)
-	def(&o.BodyTimeout, DefaultBodyTimeout)
-	def(&o.WriteTimeout, DefaultWriteTimeout)
+	o.MaxBodyBytes = positiveOr(o.MaxBodyBytes, DefaultMaxBodyBytes)
+	o.MaxSessions = positiveOr(o.MaxSessions, DefaultMaxSessions)
+	o.MaxStreams = positiveOr(o.MaxStreams, DefaultMaxStreams)
+	o.MaxRequests = positiveOr(o.MaxRequests, DefaultMaxRequests)
+	o.MaxConns = positiveOr(o.MaxConns, DefaultMaxConns)
+	o.SessionIdleTTL = positiveOr(o.SessionIdleTTL, DefaultSessionIdleTTL)
+	o.ReadHeaderTimeout = positiveOr(o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	o.IdleTimeout = positiveOr(o.IdleTimeout, DefaultIdleTimeout)
+	o.BodyTimeout = positiveOr(o.BodyTimeout, DefaultBodyTimeout)
+	o.WriteTimeout = positiveOr(o.WriteTimeout, DefaultWriteTimeout)
 	return o
+}
+
+// positiveOr is v, or d when v is not positive.
+func positiveOr[T int | int64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // Path is where the MCP endpoint is served.

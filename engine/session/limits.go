@@ -73,37 +73,25 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	if l.Message <= 0 {
-		l.Message = MaxMessage
-	}
-	if l.ListPages <= 0 {
-		l.ListPages = MaxListPages
-	}
-	if l.ListTools <= 0 {
-		l.ListTools = MaxListTools
-	}
-	if l.ListBytes <= 0 {
-		l.ListBytes = MaxListBytes
-	}
-	if l.Pending <= 0 {
-		l.Pending = MaxPending
-	}
-	if l.StreamRefusals <= 0 {
-		l.StreamRefusals = MaxStreamRefusals
-	}
-	if l.SeedBytes <= 0 {
-		l.SeedBytes = MaxSeedBytes
-	}
-	if l.String <= 0 {
-		l.String = MaxString
-	}
-	if l.Held <= 0 {
-		l.Held = MaxHeld
-	}
-	if l.ProbeBytes <= 0 {
-		l.ProbeBytes = MaxProbeBytes
-	}
+	l.Message = positiveOr(l.Message, MaxMessage)
+	l.ListPages = positiveOr(l.ListPages, MaxListPages)
+	l.ListTools = positiveOr(l.ListTools, MaxListTools)
+	l.ListBytes = positiveOr(l.ListBytes, MaxListBytes)
+	l.Pending = positiveOr(l.Pending, MaxPending)
+	l.StreamRefusals = positiveOr(l.StreamRefusals, MaxStreamRefusals)
+	l.SeedBytes = positiveOr(l.SeedBytes, MaxSeedBytes)
+	l.String = positiveOr(l.String, MaxString)
+	l.Held = positiveOr(l.Held, MaxHeld)
+	l.ProbeBytes = positiveOr(l.ProbeBytes, MaxProbeBytes)
 	return l
+}
+
+// positiveOr is v, or d when v is not positive.
+func positiveOr[T int | int64](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // LimitError says that a server went over one of the bounds.
