@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"reflect"
 	"regexp"
@@ -137,24 +136,14 @@ func otherPlaces(cs []*Case, i int) string {
 // the case schema, its matchers, its needs and its golden trajectory. It
 // returns the valid cases and an error per mistake.
 func ParseCases(file string, src []byte) ([]*Case, Errors) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var cases []*Case
 	var errs Errors
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
+	for doc, err := range documents(src) {
+		if err != nil {
+			errs = append(errs, YAMLSyntaxError(file, src, err))
 			break
 		}
-		if err != nil {
-			e := YAMLSyntaxError(file, src, err)
-			errs = append(errs, e)
-			break // the decoder cannot resynchronise after a syntax error
-		}
-		if len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].ShortTag() == "!!null" {
-			continue
-		}
-		c, cerrs := parseCase(file, &doc)
+		c, cerrs := parseCase(file, doc)
 		errs = append(errs, cerrs...)
 		if c != nil {
 			cases = append(cases, c)

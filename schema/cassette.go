@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -109,20 +110,11 @@ func at(path []any, more ...any) []any { return append(slices.Clone(path), more.
 // CheckCassettes).
 func ParseCassettes(file string, src []byte) ([]*Cassette, Errors) {
 	p := &cassetteParser{file: file}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var out []*Cassette
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for doc, err := range documents(src) {
 		if err != nil {
 			p.errs = append(p.errs, YAMLSyntaxError(file, src, err))
-			break // the decoder cannot resynchronise after a syntax error
-		}
-		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
-			continue
+			break
 		}
 		before := len(p.errs)
 		n := deref(doc.Content[0])
@@ -564,14 +556,36 @@ func IsCassetteFile(src []byte) bool {
 // firstDocument returns the top node of the first non-empty YAML document
 // of src, or nil when there is none or it does not parse.
 func firstDocument(src []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			return nil
-		}
-		if len(doc.Content) > 0 && doc.Content[0].ShortTag() != "!!null" {
+	for doc, err := range documents(src) {
+		if err == nil {
 			return deref(doc.Content[0])
+		}
+	}
+	return nil
+}
+
+// documents yields every non-empty document of src (YAML documents
+// separated by ---; one holding only null is empty), then the error of
+// one that does not parse, which ends them: the decoder cannot
+// resynchronise after a syntax error.
+func documents(src []byte) iter.Seq2[*yaml.Node, error] {
+	return func(yield func(*yaml.Node, error) bool) {
+		dec := yaml.NewDecoder(bytes.NewReader(src))
+		for {
+			doc := new(yaml.Node)
+			err := dec.Decode(doc)
+			switch {
+			case errors.Is(err, io.EOF):
+				return
+			case err != nil:
+				yield(nil, err)
+				return
+			case len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].ShortTag() == "!!null":
+				continue
+			}
+			if !yield(doc, nil) {
+				return
+			}
 		}
 	}
 }

@@ -16,23 +16,31 @@ const CassetteJSONSchemaID = "https://github.com/toolward/toolward/schema/casset
 // a case with two cassettes, a todo still there) is left to `toolward
 // validate`.
 func CassetteJSONSchema() []byte {
-	s := obj{
-		"$schema":     "http://json-schema.org/draft-07/schema#",
-		"$id":         CassetteJSONSchemaID,
-		"title":       "toolward replay cassette",
-		"description": "The scripted model replies for one case (one YAML document; --- separates several). Generated from schema.CassetteJSONSchema.",
+	b, err := JSONSchemaFile(CassetteJSONSchemaID, "toolward replay cassette",
+		"The scripted model replies for one case (one YAML document; --- separates several). Generated from schema.CassetteJSONSchema.",
+		cassetteShape.jsonSchema())
+	if err != nil {
+		panic(err) // static data
 	}
-	for k, v := range cassetteShape.jsonSchema() {
-		s[k] = v
+	return b
+}
+
+// JSONSchemaFile is a committed JSON Schema (draft-07) file: $schema,
+// $id, title and description, then the keywords of body but its
+// description, indented.
+func JSONSchemaFile(id, title, description string, body map[string]any) ([]byte, error) {
+	s := obj{"$schema": "http://json-schema.org/draft-07/schema#", "$id": id, "title": title, "description": description}
+	for k, v := range body {
+		if k != "description" {
+			s[k] = v
+		}
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic(err) // static data
-	}
-	return b.Bytes()
+	err := enc.Encode(s)
+	return b.Bytes(), err
 }
 
 // obj is a JSON object being built.

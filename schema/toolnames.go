@@ -1,11 +1,5 @@
 package schema
 
-import (
-	"bytes"
-
-	"gopkg.in/yaml.v3"
-)
-
 // ToolUse is one tool name a case uses, and where.
 type ToolUse struct {
 	Tool string
@@ -87,19 +81,15 @@ func Locate(c *Case, elems []any, msg string) *Error {
 	if err != nil {
 		return e
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			return e // io.EOF: no such document any more
-		}
-		if len(doc.Content) == 0 {
-			continue
+	for doc := range documents(src) {
+		if doc == nil {
+			break // a syntax error: the file has changed
 		}
 		if root := doc.Content[0]; root.Line == c.Line && root.Column == c.Col {
-			n := nodeAt(&doc, elems)
+			n := nodeAt(doc, elems)
 			e.Line, e.Col = n.Line, n.Column
 			return e
 		}
 	}
+	return e // no such document any more
 }
