@@ -187,12 +187,9 @@ func (a *aggregator) addSpan(rec *record.Record) {
 
 // model returns the aggregate of model name, new when there is none.
 func (a *aggregator) model(name string) *modelAgg {
-	m := a.models[name]
-	if m == nil {
-		m = &modelAgg{seeds: map[int]*pooled{}, tempSeeds: map[float64]map[int]*pooled{}}
-		a.models[name] = m
-	}
-	return m
+	return entry(a.models, name, func() *modelAgg {
+		return &modelAgg{seeds: map[int]*pooled{}, tempSeeds: map[float64]map[int]*pooled{}}
+	})
 }
 
 // addModel counts rec's tokens and latencies for its model (its runs
@@ -218,11 +215,7 @@ func (a *aggregator) addReasons(rec *record.Record, outcome record.Outcome) []st
 		codes = matchers.ReasonCodes(rec.Reasons)
 	}
 	for _, code := range codes {
-		rc := a.reasons[code]
-		if rc == nil {
-			rc = &ReasonCount{Code: code, ByModel: map[string]int{}}
-			a.reasons[code] = rc
-		}
+		rc := entry(a.reasons, code, func() *ReasonCount { return &ReasonCount{Code: code, ByModel: map[string]int{}} })
 		rc.Total++
 		rc.ByModel[c.Model]++
 	}
@@ -247,11 +240,7 @@ func (a *aggregator) addCase(rec *record.Record, whole func() (*record.Record, e
 		cs = &caseAgg{id: id, tags: cloneStrings(rec.Tags), cells: map[CellKey]*CaseCell{}}
 		a.cases[id] = cs
 	}
-	cc := cs.cells[key]
-	if cc == nil {
-		cc = &CaseCell{Cell: key, reasons: map[string]int{}}
-		cs.cells[key] = cc
-	}
+	cc := entry(cs.cells, key, func() *CaseCell { return &CaseCell{Cell: key, reasons: map[string]int{}} })
 	cc.Seconds += float64(rec.Duration) / 1000
 	for _, code := range codes {
 		cc.reasons[code]++
@@ -294,22 +283,24 @@ func (a *aggregator) keepExample(cs *caseAgg, cc *CaseCell, rec *record.Record, 
 	}
 }
 
-func pooledAt[K comparable](m map[K]*pooled, k K) *pooled {
-	t := m[k]
-	if t == nil {
-		t = &pooled{}
-		m[k] = t
+func pooledAt[K comparable](m map[K]*pooled, k K) *pooled { return entry(m, k, zero[pooled]) }
+
+// entry returns m's value for k, first storing mk's there when m has none.
+func entry[K comparable, V any](m map[K]V, k K, mk func() V) V {
+	v, ok := m[k]
+	if !ok {
+		v = mk()
+		m[k] = v
 	}
-	return t
+	return v
 }
+
+// zero is a new zero V, for entry.
+func zero[V any]() *V { return new(V) }
 
 func (a *aggregator) addConfirm(c record.Cell, tr *record.Trace) {
 	k := c.Project(confirmAxes...)
-	row := a.confirm[k]
-	if row == nil {
-		row = &ConfirmRow{Model: c.Model, Confirm: c.Confirm}
-		a.confirm[k] = row
-	}
+	row := entry(a.confirm, k, func() *ConfirmRow { return &ConfirmRow{Model: c.Model, Confirm: c.Confirm} })
 	row.Runs++
 	denied := false
 	for i, cl := range tr.Calls {

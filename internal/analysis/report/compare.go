@@ -54,11 +54,7 @@ func (a *aggregator) compare(axis, va, vb, model string, keep map[string]bool) C
 				continue
 			}
 			ra, rb := float64(pa[0])/float64(pa[1]), float64(pb[0])/float64(pb[1])
-			cl := byCase[kase]
-			if cl == nil {
-				cl = &stats.Cluster{}
-				byCase[kase] = cl
-			}
+			cl := entry(byCase, kase, zero[stats.Cluster])
 			cl.Sum += ra - rb
 			cl.N++
 			within += runNoise(ra, pa[1]) + runNoise(rb, pb[1])
@@ -155,22 +151,10 @@ func (a *aggregator) toolCurve() *ToolCurve {
 	// model → subset → case counts, pooled over the other axes.
 	per := map[string]map[string]caseCounts{}
 	for k, ca := range a.cells {
-		bySubset := per[k.Model]
-		if bySubset == nil {
-			bySubset = map[string]caseCounts{}
-			per[k.Model] = bySubset
-		}
-		cc := bySubset[k.Tools]
-		if cc == nil {
-			cc = caseCounts{}
-			bySubset[k.Tools] = cc
-		}
+		bySubset := entry(per, k.Model, func() map[string]caseCounts { return map[string]caseCounts{} })
+		cc := entry(bySubset, k.Tools, func() caseCounts { return caseCounts{} })
 		for kase, pc := range ca.perCase {
-			sum := cc[kase]
-			if sum == nil {
-				sum = &[2]int{}
-				cc[kase] = sum
-			}
+			sum := entry(cc, kase, zero[[2]int])
 			sum[0] += pc[0]
 			sum[1] += pc[1]
 		}

@@ -71,17 +71,11 @@ func (c *costAgg) add(rec *record.Record, outcome record.Outcome) {
 	if c.models == nil {
 		c.models, c.cases = map[string]*ModelCost{}, map[string]*CaseCost{}
 	}
-	m := c.models[rec.Cell.Model]
-	if m == nil {
+	m := entry(c.models, rec.Cell.Model, func() *ModelCost {
 		_, priced := c.prices[rec.Cell.Model]
-		m = &ModelCost{Model: rec.Cell.Model, Priced: priced && c.local == ""}
-		c.models[rec.Cell.Model] = m
-	}
-	k := c.cases[rec.Case]
-	if k == nil {
-		k = &CaseCost{Case: rec.Case}
-		c.cases[rec.Case] = k
-	}
+		return &ModelCost{Model: rec.Cell.Model, Priced: priced && c.local == ""}
+	})
+	k := entry(c.cases, rec.Case, func() *CaseCost { return &CaseCost{Case: rec.Case} })
 	t := rec.Tokens
 	cost := 0.0
 	if m.Priced {

@@ -46,11 +46,7 @@ func (a *hostAgg) add(rec *record.Record) {
 		if a.hosts == nil {
 			a.hosts = map[string]*hostTally{}
 		}
-		h := a.hosts[t.Host]
-		if h == nil {
-			h = &hostTally{}
-			a.hosts[t.Host] = h
-		}
+		h := entry(a.hosts, t.Host, zero[hostTally])
 		h.lat.Add(float64(t.Latency))
 		h.tokOut += int64(t.Tokens.Out)
 		h.ms += float64(t.Latency)

@@ -15,24 +15,26 @@ import (
 
 // JUnitSuites is the <testsuites> root element.
 type JUnitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []JUnitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	JUnitCounts
+	Suites []JUnitSuite `xml:"testsuite"`
+}
+
+// JUnitCounts are the attributes of a <testsuites> or <testsuite> that
+// count its tests, and its time.
+type JUnitCounts struct {
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 // JUnitSuite is one cell.
 type JUnitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	JUnitCounts
 	Properties []JUnitProperty `xml:"properties>property"`
 	Cases      []JUnitCase     `xml:"testcase"`
 }
@@ -117,9 +119,7 @@ func (p *JUnitProblem) displaySafe() {
 // properties, and its cases.
 func (s *Summary) junitSuite(cell CellSummary, cases []JUnitCase, secs float64) JUnitSuite {
 	k := cell.Cell
-	suite := JUnitSuite{
-		Name: s.label(k), Time: seconds(secs),
-	}
+	suite := JUnitSuite{Name: s.label(k), JUnitCounts: JUnitCounts{Time: seconds(secs)}}
 	for _, a := range keyAxes() {
 		suite.Properties = append(suite.Properties, JUnitProperty{a.Name, a.Format(k.Cell)})
 	}

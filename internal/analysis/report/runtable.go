@@ -174,11 +174,7 @@ func (a *aggregator) project() {
 		cs := a.cases[id] // made by addCase
 		cs.tally.addCounts(n)
 		cs.cells[KeyOf(c)].Tally.addCounts(n)
-		st := a.subsetTools[c.Tools]
-		if st == nil {
-			st = map[string]int{}
-			a.subsetTools[c.Tools] = st
-		}
+		st := entry(a.subsetTools, c.Tools, func() map[string]int { return map[string]int{} })
 		// An errored run may not have listed its tools: the count is
 		// the last scored run's.
 		if sk := [2]string{c.Tools, id}; n.lastScored >= 0 && n.lastScored >= lastScored[sk] {
@@ -186,11 +182,7 @@ func (a *aggregator) project() {
 			lastScored[sk] = n.lastScored
 		}
 		for _, ax := range axisNames {
-			byModel := a.axes[ax][c.Model]
-			if byModel == nil {
-				byModel = map[string]*pooled{}
-				a.axes[ax][c.Model] = byModel
-			}
+			byModel := entry(a.axes[ax], c.Model, func() map[string]*pooled { return map[string]*pooled{} })
 			pooledAt(byModel, c.Value(ax)).addCounts(k.c, n)
 		}
 		a.tags.add(c.Model, k.tags, k.c, n)
@@ -205,11 +197,7 @@ func (a *aggregator) projectModel(k runKey, n runCounts) {
 	m := a.model(c.Model)
 	m.tally.addCounts(k.c, n)
 	pooledAt(m.seeds, c.Seed).addCounts(k.c, n)
-	ts := m.tempSeeds[c.Temperature]
-	if ts == nil {
-		ts = map[int]*pooled{}
-		m.tempSeeds[c.Temperature] = ts
-	}
+	ts := entry(m.tempSeeds, c.Temperature, func() map[int]*pooled { return map[int]*pooled{} })
 	pooledAt(ts, c.Seed).addCounts(k.c, n)
 }
 
@@ -218,11 +206,9 @@ func (a *aggregator) projectModel(k runKey, n runCounts) {
 func (a *aggregator) projectCell(k runKey, n runCounts, id string) {
 	c := k.cell
 	key := KeyOf(c)
-	ca := a.cells[key]
-	if ca == nil {
-		ca = &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: caseCounts{}}
-		a.cells[key] = ca
-	}
+	ca := entry(a.cells, key, func() *cellAgg {
+		return &cellAgg{minTools: c.ToolCount, maxTools: c.ToolCount, seeds: map[int]bool{}, perCase: caseCounts{}}
+	})
 	ca.tally.addCounts(n)
 	ca.minTools = min(ca.minTools, c.ToolCount)
 	ca.maxTools = max(ca.maxTools, c.ToolCount)

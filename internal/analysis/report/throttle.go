@@ -32,11 +32,7 @@ func (a *throttleAgg) add(rec *record.Record) {
 		if a.hosts == nil {
 			a.hosts = map[string]*ThrottleRow{}
 		}
-		r := a.hosts[t.Host]
-		if r == nil {
-			r = &ThrottleRow{Host: t.Host}
-			a.hosts[t.Host] = r
-		}
+		r := entry(a.hosts, t.Host, func() *ThrottleRow { return &ThrottleRow{Host: t.Host} })
 		r.Runs++
 		r.Requests += t.Requests
 		r.WaitMs += float64(t.Wait)

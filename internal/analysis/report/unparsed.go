@@ -85,11 +85,9 @@ func (a *textCallAgg) add(rec *record.Record) {
 	if a.models == nil {
 		a.models = map[string]*textCallModel{}
 	}
-	m := a.models[rec.Cell.Model]
-	if m == nil {
-		m = &textCallModel{row: TextCallRow{Model: rec.Cell.Model}, families: map[string]int{}}
-		a.models[rec.Cell.Model] = m
-	}
+	m := entry(a.models, rec.Cell.Model, func() *textCallModel {
+		return &textCallModel{row: TextCallRow{Model: rec.Cell.Model}, families: map[string]int{}}
+	})
 	r, tc := &m.row, rec.Trace.TextCalls
 	if n := countThinking(tc); n > 0 {
 		a.any = true
