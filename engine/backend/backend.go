@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -310,6 +311,29 @@ func ParseServerURL(raw, def, what string) (*url.URL, string, error) {
 		return nil, "", fmt.Errorf("%s %q: want a URL such as %s", what, raw, def)
 	}
 	return u, strings.TrimRight(u.String(), "/"), nil
+}
+
+// MissingModels is a preflight's KindModelMissing error: head, then
+// "model m" or "models m, n", then, when the server listed its models
+// (listed not nil), "; <has>: " and their names in order with the closest
+// one to each missing model (or "; <none>" for an empty list), then tail.
+func MissingModels(head string, missing, listed []string, has, none, tail string) *Error {
+	var msg strings.Builder
+	what := "model"
+	if len(missing) > 1 {
+		what = "models"
+	}
+	fmt.Fprintf(&msg, "%s %s %s", head, what, strings.Join(missing, ", "))
+	switch {
+	case listed == nil:
+	case len(listed) == 0:
+		msg.WriteString("; " + none)
+	default:
+		listed = slices.Sorted(slices.Values(listed))
+		fmt.Fprintf(&msg, "; %s: %s%s", has, strings.Join(listed, ", "), DidYouMean(missing, listed))
+	}
+	msg.WriteString(tail)
+	return &Error{Kind: KindModelMissing, Msg: msg.String()}
 }
 
 // DidYouMean suggests, for each missing model, the closest one the server

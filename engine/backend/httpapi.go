@@ -2,12 +2,14 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -65,6 +67,59 @@ func Headers(configured map[string]string, set ...string) http.Header {
 		}
 	}
 	return h
+}
+
+// ListRequest is a preflight's GET of a server's model list: URL with
+// the backend's Header (but Content-Type), at most Limit bytes read.
+// Refused maps a 401 or 403 answer (a refused key) to its error, Said is
+// what the server said in an error body, Unreachable the message for a
+// server that cannot be reached; Where names the server.
+type ListRequest struct {
+	Client      *http.Client
+	Header      http.Header
+	URL, Where  string
+	Limit       int
+	Refused     func(*http.Response) *Error
+	Said        func([]byte) string
+	Unreachable func(err error) string
+}
+
+// Get sends the request and decodes the list into dst. It returns the
+// answer's headers (nil without an answer); warn when there is no readable
+// list (a status other than 2xx, 401 and 403, or an answer that is not a
+// list); and err when the request failed (TransportError's, its message
+// Unreachable's when no server answered) or the key was refused.
+func (l *ListRequest) Get(ctx context.Context, dst any) (hdr http.Header, warn, err error) {
+	shown, _, _ := strings.Cut(l.URL, "?")
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, l.URL, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	hr.Header = l.Header.Clone()
+	hr.Header.Del("Content-Type")
+	resp, err := l.Client.Do(hr)
+	if err != nil {
+		e := TransportError(ctx, err, l.Where+": listing models")
+		if e.Kind == KindUnavailable && e.Retryable {
+			e.Msg = l.Unreachable(err)
+		}
+		return nil, nil, e
+	}
+	defer resp.Body.Close()
+	switch code := resp.StatusCode; {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return resp.Header, nil, l.Refused(resp)
+	case code/100 != 2:
+		warn := fmt.Errorf("GET %s answered %s", shown, resp.Status)
+		if said := l.Said(ErrorBody(resp.Body)); said != "" {
+			warn = fmt.Errorf("%w: %s", warn, said)
+		}
+		return resp.Header, warn, nil
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, int64(l.Limit))).Decode(dst); err != nil {
+		return resp.Header, fmt.Errorf("%s: not a model list: %v", shown, err), nil
+	}
+	return resp.Header, nil, nil
 }
 
 // MaxErrorBody bounds how much of an error response is read.

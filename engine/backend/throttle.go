@@ -140,7 +140,7 @@ func (t *Throttle) Chat(ctx context.Context, req *Request) (*Response, error) {
 // request loop can use it directly.
 func Retrying[T any](ctx context.Context, sleep func(context.Context, time.Duration) error, send func() (T, error)) (T, error) {
 	if sleep == nil {
-		sleep = timerSleep
+		sleep = Sleep
 	}
 	log := throttleLog(ctx)
 	fallback := DefaultThrottleWait
@@ -168,7 +168,8 @@ func Retrying[T any](ctx context.Context, sleep func(context.Context, time.Durat
 	}
 }
 
-func timerSleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends (returning its cause).
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -139,35 +138,17 @@ func (b *Backend) page(ctx context.Context, after string) (*modelPage, error, er
 	if after != "" {
 		q.Set("after_id", after)
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, b.base+"/v1/models?"+q.Encode(), nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	hr.Header = b.headers.Clone()
-	hr.Header.Del("Content-Type")
-	resp, err := b.client.Do(hr)
-	if err != nil {
-		e := b.transportError(ctx, err, "listing models")
-		if e.Kind == backend.KindUnavailable && e.Retryable {
-			e.Msg = fmt.Sprintf("cannot reach the Anthropic API at %s (%v); check the network, or backend.anthropic.base_url", b.base, err)
-		}
-		return nil, nil, e
-	}
-	defer resp.Body.Close()
-	switch code := resp.StatusCode; {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return nil, nil, b.statusError(resp, "listing models", "")
-	case code/100 != 2:
-		body := backend.ErrorBody(resp.Body)
-		warn := fmt.Errorf("GET %s/v1/models answered %s", b.base, resp.Status)
-		if said := serverMessage(body); said != "" {
-			warn = fmt.Errorf("%w: %s", warn, said)
-		}
-		return nil, warn, nil
-	}
 	var p modelPage
-	if err := json.NewDecoder(io.LimitReader(resp.Body, int64(b.limit))).Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s/v1/models: not a model list: %v", b.base, err), nil
+	lr := &backend.ListRequest{
+		Client: b.client, Header: b.headers, URL: b.base + "/v1/models?" + q.Encode(), Where: b.where(), Limit: b.limit,
+		Refused: func(resp *http.Response) *backend.Error { return b.statusError(resp, "listing models", "") },
+		Said:    serverMessage,
+		Unreachable: func(err error) string {
+			return fmt.Sprintf("cannot reach the Anthropic API at %s (%v); check the network, or backend.anthropic.base_url", b.base, err)
+		},
+	}
+	if _, warn, err := lr.Get(ctx, &p); warn != nil || err != nil {
+		return nil, warn, err
 	}
 	return &p, nil, nil
 }

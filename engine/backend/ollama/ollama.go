@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -151,7 +150,7 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 		return nil, b.mapError(ctx, err, "listing models", "")
 	}
 	have := make(map[string]api.ListModelResponse)
-	var names []string
+	names := []string{}
 	for _, m := range list.Models {
 		names = append(names, m.Name)
 		have[canonical(m.Name)] = m
@@ -159,7 +158,6 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 			have[canonical(m.Model)] = m
 		}
 	}
-	sort.Strings(names)
 	var missing []string
 	for _, m := range models {
 		if _, ok := have[canonical(m)]; !ok && !slices.Contains(missing, m) {
@@ -167,19 +165,11 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 		}
 	}
 	if len(missing) > 0 {
-		var msg strings.Builder
-		fmt.Fprintf(&msg, "Ollama at %s does not have %s %s", b.host, plural(len(missing), "model", "models"), strings.Join(missing, ", "))
-		if len(names) == 0 {
-			msg.WriteString("; it has no models at all")
-		} else {
-			fmt.Fprintf(&msg, "; it has: %s", strings.Join(names, ", "))
-			msg.WriteString(backend.DidYouMean(missing, names))
-		}
-		msg.WriteString(". Pull with:")
+		pull := ". Pull with:"
 		for _, m := range missing {
-			fmt.Fprintf(&msg, " `ollama pull %s`", m)
+			pull += fmt.Sprintf(" `ollama pull %s`", m)
 		}
-		return nil, &backend.Error{Kind: backend.KindModelMissing, Msg: msg.String()}
+		return nil, backend.MissingModels("Ollama at "+b.host+" does not have", missing, names, "it has", "it has no models at all", pull)
 	}
 	info := &backend.Info{Server: fmt.Sprintf("ollama %s at %s", version, b.host), Digests: make(map[string]string, len(models))}
 	for _, m := range models {
@@ -213,20 +203,8 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 	return info, nil
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // canonical adds the implicit ":latest" tag Ollama gives untagged names.
-func canonical(name string) string {
-	if i := strings.LastIndexByte(name, ':'); i < 0 || strings.Contains(name[i:], "/") {
-		return name + ":latest"
-	}
-	return name
-}
+func canonical(name string) string { return ollamactx.Canonical(name) }
 
 // Chat sends one streamed chat request and accumulates the reply. The
 // stream is read through a pooled buffer (the api package's client

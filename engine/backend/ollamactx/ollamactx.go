@@ -91,57 +91,57 @@ func (c *Client) Limit(ctx context.Context, model string) (limit int, guessed bo
 // first answer for a model is kept.
 func (c *Client) Loaded(ctx context.Context, model string) int {
 	key := Canonical(model)
-	c.mu.Lock()
-	n, ok := c.loaded[key]
-	c.mu.Unlock()
-	if ok {
-		return n
-	}
-	var ps struct {
-		Models []struct {
-			Name          string `json:"name"`
-			Model         string `json:"model"`
-			ContextLength int    `json:"context_length"`
-		} `json:"models"`
-	}
-	if err := c.get(ctx, http.MethodGet, "/api/ps", nil, &ps); err != nil {
-		if ctx.Err() != nil {
-			return 0 // not kept: the caller gave up, the server did not answer
+	return c.kept(c.loaded, key, func() (int, bool) {
+		var ps struct {
+			Models []struct {
+				Name          string `json:"name"`
+				Model         string `json:"model"`
+				ContextLength int    `json:"context_length"`
+			} `json:"models"`
 		}
-	}
-	for _, m := range ps.Models {
-		if Canonical(m.Name) == key || Canonical(m.Model) == key {
-			n = m.ContextLength
-			break
+		if err := c.get(ctx, http.MethodGet, "/api/ps", nil, &ps); err != nil && ctx.Err() != nil {
+			return 0, false
 		}
-	}
-	c.mu.Lock()
-	c.loaded[key] = n
-	c.mu.Unlock()
-	return n
+		for _, m := range ps.Models {
+			if Canonical(m.Name) == key || Canonical(m.Model) == key {
+				return m.ContextLength, true
+			}
+		}
+		return 0, true
+	})
 }
 
 // Trained returns the model's own context length from POST /api/show
 // (model_info "<architecture>.context_length"), 0 when unknown. The first
 // answer for a model is kept.
 func (c *Client) Trained(ctx context.Context, model string) int {
-	key := Canonical(model)
+	return c.kept(c.trained, Canonical(model), func() (int, bool) {
+		var show struct {
+			ModelInfo map[string]any `json:"model_info"`
+		}
+		body, _ := json.Marshal(map[string]string{"model": model})
+		if err := c.get(ctx, http.MethodPost, "/api/show", body, &show); err != nil && ctx.Err() != nil {
+			return 0, false
+		}
+		return TrainedContext(show.ModelInfo), true
+	})
+}
+
+// kept returns the answer m keeps for key, asking (ask) when it keeps
+// none. An answer ask gives up on (false: the caller gave up, the server
+// did not answer) is 0 and not kept.
+func (c *Client) kept(m map[string]int, key string, ask func() (int, bool)) int {
 	c.mu.Lock()
-	n, ok := c.trained[key]
+	n, ok := m[key]
 	c.mu.Unlock()
 	if ok {
 		return n
 	}
-	var show struct {
-		ModelInfo map[string]any `json:"model_info"`
-	}
-	body, _ := json.Marshal(map[string]string{"model": model})
-	if err := c.get(ctx, http.MethodPost, "/api/show", body, &show); err != nil && ctx.Err() != nil {
+	if n, ok = ask(); !ok {
 		return 0
 	}
-	n = TrainedContext(show.ModelInfo)
 	c.mu.Lock()
-	c.trained[key] = n
+	m[key] = n
 	c.mu.Unlock()
 	return n
 }

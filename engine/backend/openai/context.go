@@ -41,18 +41,9 @@ func (b *Backend) MeasurePrompt(ctx context.Context, req *backend.Request) (*bac
 	if err != nil {
 		return nil, err
 	}
-	doing := "measuring a prompt for " + req.Model
-	resp, err := b.post(ctx, body, false)
+	a, err := b.exchange(ctx, body, false, "measuring a prompt for "+req.Model, req.Model)
 	if err != nil {
-		return nil, b.transportError(ctx, err, doing)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return nil, b.statusError(resp, doing, req.Model)
-	}
-	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
-	if err := readWhole(resp.Body, a); err != nil && err != backend.ErrCut {
-		return nil, b.readError(ctx, err, doing)
+		return nil, err
 	}
 	f := &backend.PromptFit{}
 	if a.usage != nil {

@@ -123,25 +123,11 @@ func (b *Backend) Chat(ctx context.Context, req *backend.Request) (*backend.Resp
 		return nil, err
 	}
 	start := time.Now()
-	doing := "chat with " + req.Model
-	resp, err := b.post(ctx, body, !b.cfg.NoStream)
+	a, err := b.exchange(ctx, body, !b.cfg.NoStream, "chat with "+req.Model, req.Model)
 	if err != nil {
-		return nil, b.transportError(ctx, err, doing)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return nil, b.statusError(resp, doing, req.Model)
-	}
-	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
-	if b.cfg.NoStream {
-		err = readWhole(resp.Body, a)
-	} else {
-		err = readStream(resp.Body, a)
+		return nil, err
 	}
 	latency := time.Since(start)
-	if err != nil && !errors.Is(err, backend.ErrCut) {
-		return nil, b.readError(ctx, err, doing)
-	}
 	out := &backend.Response{Message: a.message(), Latency: latency, DoneReason: a.doneReason()}
 	if a.usage != nil {
 		out.TokensIn, out.TokensOut = a.usage.PromptTokens, a.usage.CompletionTokens
@@ -163,6 +149,28 @@ func (b *Backend) post(ctx context.Context, body []byte, stream bool) (*http.Res
 		hr.Header.Set("Accept", "text/event-stream")
 	}
 	return b.client.Do(hr)
+}
+
+// exchange posts body and reads the reply, streamed or whole, mapping a
+// failure to what it was doing.
+func (b *Backend) exchange(ctx context.Context, body []byte, stream bool, doing, model string) (*accumulator, error) {
+	resp, err := b.post(ctx, body, stream)
+	if err != nil {
+		return nil, b.transportError(ctx, err, doing)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, b.statusError(resp, doing, model)
+	}
+	a := &accumulator{ReplyBudget: backend.ReplyBudget{Limit: b.limit}}
+	read := readWhole
+	if stream {
+		read = readStream
+	}
+	if err := read(resp.Body, a); err != nil && !errors.Is(err, backend.ErrCut) {
+		return nil, b.readError(ctx, err, doing)
+	}
+	return a, nil
 }
 
 // readWhole decodes a non-streamed reply. A body past the reply limit is

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -86,30 +85,14 @@ func (b *Backend) Preflight(ctx context.Context, models []string) (*backend.Info
 
 // missing says which models the server lacks and which it has.
 func (b *Backend) missing(models []string, listed []backend.ModelInfo) error {
-	var msg strings.Builder
-	fmt.Fprintf(&msg, "%s does not serve %s %s", b.where(), plural(len(models), "model", "models"), strings.Join(models, ", "))
+	var ids []string
 	if listed != nil {
-		ids := make([]string, len(listed))
+		ids = make([]string, len(listed))
 		for i, m := range listed {
 			ids[i] = m.ID
 		}
-		sort.Strings(ids)
-		if len(ids) == 0 {
-			msg.WriteString("; it lists no models")
-		} else {
-			fmt.Fprintf(&msg, "; it lists: %s", strings.Join(ids, ", "))
-			msg.WriteString(backend.DidYouMean(models, ids))
-		}
 	}
-	msg.WriteString(". Load the model on the server, or fix matrix.models")
-	return &backend.Error{Kind: backend.KindModelMissing, Msg: msg.String()}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return backend.MissingModels(b.where()+" does not serve", models, ids, "it lists", "it lists no models", ". Load the model on the server, or fix matrix.models")
 }
 
 // find looks a model up in the server's list: by exact id, or with
@@ -127,40 +110,23 @@ func find(listed []backend.ModelInfo, model string) (backend.ModelInfo, bool) {
 // readable list), the Server header, why there is no list (a warning) and
 // an error that stops the preflight: no server there, or a refused key.
 func (b *Backend) list(ctx context.Context) (listed []backend.ModelInfo, server string, warn, err error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, b.base+"/models", nil)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	hr.Header = b.headers.Clone()
-	hr.Header.Del("Content-Type")
-	resp, err := b.client.Do(hr)
-	if err != nil {
-		e := b.transportError(ctx, err, "listing models")
-		if e.Kind == backend.KindUnavailable && e.Retryable {
+	var ml modelList
+	lr := &backend.ListRequest{
+		Client: b.client, Header: b.headers, URL: b.base + "/models", Where: b.where(), Limit: b.limit,
+		Refused: func(resp *http.Response) *backend.Error { return b.statusError(resp, "listing models", "") },
+		Said:    serverMessage,
+		Unreachable: func(error) string {
 			start := "start it"
 			if strings.Contains(b.base, ":11434") {
 				start = "start it (`ollama serve`)"
 			}
-			e.Msg = fmt.Sprintf("cannot reach an OpenAI-compatible server at %s; %s, or set %s.openai.base_url in the config to where it listens", b.base, start, b.block)
-		}
-		return nil, "", nil, e
+			return fmt.Sprintf("cannot reach an OpenAI-compatible server at %s; %s, or set %s.openai.base_url in the config to where it listens", b.base, start, b.block)
+		},
 	}
-	defer resp.Body.Close()
-	server = resp.Header.Get("Server")
-	switch code := resp.StatusCode; {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return nil, server, nil, b.statusError(resp, "listing models", "")
-	case code/100 != 2:
-		body := backend.ErrorBody(resp.Body)
-		warn = fmt.Errorf("GET %s/models answered %s", b.base, resp.Status)
-		if said := serverMessage(body); said != "" {
-			warn = fmt.Errorf("%w: %s", warn, said)
-		}
-		return nil, server, warn, nil
-	}
-	var ml modelList
-	if err := json.NewDecoder(io.LimitReader(resp.Body, int64(b.limit))).Decode(&ml); err != nil {
-		return nil, server, fmt.Errorf("%s/models: not a model list: %v", b.base, err), nil
+	hdr, warn, err := lr.Get(ctx, &ml)
+	server = hdr.Get("Server")
+	if warn != nil || err != nil {
+		return nil, server, warn, err
 	}
 	listed = make([]backend.ModelInfo, len(ml.Data))
 	for i, m := range ml.Data {
@@ -186,11 +152,7 @@ func (b *Backend) probeRetrying(ctx context.Context, model string) error {
 		if wait == 0 {
 			wait = time.Second
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if backend.Sleep(ctx, wait) != nil {
 			return err
 		}
 	}
