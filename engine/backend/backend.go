@@ -313,6 +313,24 @@ func ParseServerURL(raw, def, what string) (*url.URL, string, error) {
 	return u, strings.TrimRight(u.String(), "/"), nil
 }
 
+// ProbePrompt is the user message of the one-token request a preflight
+// sends a model (ProbeRequest).
+const ProbePrompt = "toolward preflight: reply with OK."
+
+// ProbeRequest is a preflight's request to model: ProbePrompt, offering
+// one tool that does nothing (none when ctx is ToolFree: a simulated user
+// is offered no tools), so that the request is shaped like a run's and a
+// server that refuses tools (llama-server without --jinja, vLLM without a
+// tool call parser) says so before any run starts.
+func ProbeRequest(ctx context.Context, model string) *Request {
+	req := &Request{Model: model, Messages: []Message{{Role: "user", Content: ProbePrompt}}}
+	if !IsToolFree(ctx) {
+		req.Tools = []Tool{{Name: "toolward_probe", Description: "Does nothing; offered so the request is shaped like a run's.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}}
+	}
+	return req
+}
+
 // MissingModels is a preflight's KindModelMissing error: head, then
 // "model m" or "models m, n", then, when the server listed its models
 // (listed not nil), "; <has>: " and their names in order with the closest

@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,16 +15,8 @@ import (
 )
 
 // ProbePrompt is the user message of the one-token request Preflight
-// sends to a model the API does not list.
-const ProbePrompt = "toolward preflight: reply with OK."
-
-// probeTool is the tool the probe offers, so that the request is shaped
-// like a run's.
-var probeTool = backend.Tool{
-	Name:        "toolward_probe",
-	Description: "Does nothing; offered so the request is shaped like a run's.",
-	InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
-}
+// sends (backend.ProbeRequest).
+const ProbePrompt = backend.ProbePrompt
 
 // MaxModelPages bounds the pages of GET /v1/models preflight reads.
 const MaxModelPages = 50
@@ -157,11 +148,7 @@ func (b *Backend) page(ctx context.Context, after string) (*modelPage, error, er
 // ctx is backend.ToolFree), waiting out throttled answers
 // (backend.Retrying).
 func (b *Backend) probe(ctx context.Context, model string) error {
-	req := &backend.Request{Model: model, Messages: []backend.Message{{Role: "user", Content: ProbePrompt}}}
-	if !backend.IsToolFree(ctx) { // a simulated user is offered no tools
-		req.Tools = []backend.Tool{probeTool}
-	}
-	body, err := b.encode(req, true)
+	body, err := b.encode(backend.ProbeRequest(ctx, model), true)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,18 +14,9 @@ import (
 	"github.com/toolward/toolward/engine/backend"
 )
 
-// ProbePrompt is the user message of the one-token chat request
-// Preflight sends to each model.
-const ProbePrompt = "toolward preflight: reply with OK."
-
-// probeTool is the tool the probe offers, so that a server that refuses
-// tools (llama-server without --jinja, vLLM without a tool call parser)
-// says so before any run starts.
-var probeTool = backend.Tool{
-	Name:        "toolward_probe",
-	Description: "Does nothing; offered so the server shows whether it accepts tools.",
-	InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
-}
+// ProbePrompt is the user message of the one-token request Preflight
+// sends (backend.ProbeRequest).
+const ProbePrompt = backend.ProbePrompt
 
 // OllamaV1Drops is the preflight warning for Ollama's /v1: it takes no
 // truncate, so a conversation longer than the context loses its oldest
@@ -161,11 +151,7 @@ func (b *Backend) probeRetrying(ctx context.Context, model string) error {
 // probe sends model a one-token chat request offering one tool (none
 // when ctx is backend.ToolFree).
 func (b *Backend) probe(ctx context.Context, model string) error {
-	req := &backend.Request{Model: model, Messages: []backend.Message{{Role: "user", Content: ProbePrompt}}}
-	if !backend.IsToolFree(ctx) { // a simulated user is offered no tools
-		req.Tools = []backend.Tool{probeTool}
-	}
-	body, err := b.encode(req, true)
+	body, err := b.encode(backend.ProbeRequest(ctx, model), true)
 	if err != nil {
 		return err
 	}
