@@ -609,11 +609,7 @@ func (n numLit) match(_ *mctx, v any, present bool) *mismatch {
 type listLit struct{ elems []node }
 
 func (l listLit) describe() string {
-	parts := make([]string, len(l.elems))
-	for i, e := range l.elems {
-		parts[i] = e.describe()
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return "[" + describeAll(l.elems, ", ") + "]"
 }
 
 func (l listLit) match(cx *mctx, v any, present bool) *mismatch {
@@ -775,12 +771,15 @@ func (c containsM) closest(cx *mctx, x []any) (int, *mismatch) {
 
 type oneOfM struct{ alts []node }
 
-func (o oneOfM) describe() string {
-	parts := make([]string, len(o.alts))
-	for i, a := range o.alts {
-		parts[i] = a.describe()
+func (o oneOfM) describe() string { return "one of " + describeAll(o.alts, " | ") }
+
+// describeAll is the descriptions of ns joined by sep.
+func describeAll(ns []node, sep string) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = n.describe()
 	}
-	return "one of " + strings.Join(parts, " | ")
+	return strings.Join(parts, sep)
 }
 
 func (o oneOfM) match(cx *mctx, v any, present bool) *mismatch {
@@ -799,13 +798,7 @@ func (o oneOfM) match(cx *mctx, v any, present bool) *mismatch {
 // first one's that fails.
 type allM struct{ all []node }
 
-func (a allM) describe() string {
-	parts := make([]string, len(a.all))
-	for i, m := range a.all {
-		parts[i] = m.describe()
-	}
-	return "all of " + strings.Join(parts, " & ")
-}
+func (a allM) describe() string { return "all of " + describeAll(a.all, " & ") }
 
 func (a allM) match(cx *mctx, v any, present bool) *mismatch {
 	for _, m := range a.all {

@@ -319,7 +319,7 @@ func diffJSON(want, have any) []string {
 		gl, gIsList := g.([]any)
 		if wIsList && gIsList {
 			if len(wl) != len(gl) {
-				emit(fmt.Sprintf("want %s, got %d", plural(len(wl), "element"), len(gl)))
+				emit(fmt.Sprintf("want %s, got %d", Plural(len(wl), "element"), len(gl)))
 			}
 			for i := range min(len(wl), len(gl)) {
 				walk(p+relIdx(i), wl[i], gl[i], true, true)
@@ -504,8 +504,8 @@ func (jp jsonPath) remove(v any) any {
 	return v
 }
 
-// plural spells n things: "1 element", "3 elements".
-func plural(n int, what string) string {
+// Plural spells n things: "1 element", "3 elements".
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}

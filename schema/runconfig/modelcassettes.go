@@ -3,6 +3,7 @@ package runconfig
 import (
 	"fmt"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 )
 
@@ -77,7 +78,7 @@ func modelGapMsg(cfg *schema.Config, c *schema.Case, r *schema.CassetteRun, g sc
 		line = r.Turns[len(r.Turns)-1].Line
 	}
 	return fmt.Sprintf("case %s: this run has %s and none answers %s: a replay of %s asks the model for turn %d and fails as cassette_miss; "+
-		"add the model's turn after line %d", c.ID, plural(g.Have, "model turn"), msg, cfg.File, g.Have+1, line)
+		"add the model's turn after line %d", c.ID, matchers.Plural(g.Have, "model turn"), msg, cfg.File, g.Have+1, line)
 }
 
 // clip shortens s for a message.

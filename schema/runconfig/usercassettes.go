@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toolward/toolward/matchers"
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/cell"
 	"github.com/toolward/toolward/schema/plan"
@@ -83,7 +84,7 @@ func userCassettes(cfg *schema.Config, cases []*schema.Case, cs []*schema.Casset
 			}
 			what := "has no turn with role: user"
 			if gap.Have > 0 {
-				what = fmt.Sprintf("has %s with role: user, none with the stop marker %q", plural(gap.Have, "turn"), cfg.Simulator.Stop)
+				what = fmt.Sprintf("has %s with role: user, none with the stop marker %q", matchers.Plural(gap.Have, "turn"), cfg.Simulator.Stop)
 			}
 			at.Msg = fmt.Sprintf("case %s has a simulated user, and this run %s: after the model's answer at line %d a replay of %s asks the simulated user for turn %d "+
 				"and fails as cassette_miss; add a turn with role: user after line %d (its content ends the conversation when it holds %q)",
@@ -149,14 +150,6 @@ func samePath(a, b string) bool {
 	return ea == nil && eb == nil && os.SameFile(fa, fb)
 }
 
-// plural renders "1 turn", "2 turns".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // judgeCassettes checks that replaying cfg's cases from cs, the
 // cassettes of dir, finds the judge's turns (role: judge) each judged
 // case asks for, when the judge replays from dir too (judge.backend
@@ -199,7 +192,7 @@ func judgeCassettes(cfg *schema.Config, cases []*schema.Case, cs []*schema.Casse
 				Msg: fmt.Sprintf("case %s has %s and judge.samples %d, so a replay of %s asks the judge for %s, and this run has %s with role: judge: "+
 					"verdict %d would fail as an error of kind judge; add the judge's replies as turns with role: judge "+
 					`(content: '{"verdict": "pass", "reason": "…"}'), or record them with toolward run --record DIR against a live judge`,
-					c.ID, plural(len(judged), "judged answer"), max(j.Samples, 1), cfg.File, plural(want, "verdict"), plural(have, "turn"), have+1)})
+					c.ID, matchers.Plural(len(judged), "judged answer"), max(j.Samples, 1), cfg.File, matchers.Plural(want, "verdict"), matchers.Plural(have, "turn"), have+1)})
 		}
 	}
 	return errs
