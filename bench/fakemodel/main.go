@@ -77,28 +77,25 @@ func main() {
 func start(kind string) (string, func(), error) {
 	switch kind {
 	case "ollama":
-		opts := fakeollama.Options{Script: ollamaScript}
-		for _, m := range Models {
-			opts.Models = append(opts.Models, fakeollama.Model{Name: m})
-		}
-		s := fakeollama.New(opts)
+		s := fakeollama.New(fakeollama.Options{Script: ollamaScript, Models: models(func(m string) fakeollama.Model { return fakeollama.Model{Name: m} })})
 		return s.URL, s.Close, nil
 	case "openai":
-		opts := fakeopenai.Options{Script: openaiScript}
-		for _, m := range Models {
-			opts.Models = append(opts.Models, fakeopenai.Model{ID: m})
-		}
-		s := fakeopenai.New(opts)
+		s := fakeopenai.New(fakeopenai.Options{Script: openaiScript, Models: models(func(m string) fakeopenai.Model { return fakeopenai.Model{ID: m} })})
 		return s.BaseURL, s.Close, nil
 	case "anthropic":
-		opts := fakeanthropic.Options{Script: anthropicScript}
-		for _, m := range Models {
-			opts.Models = append(opts.Models, fakeanthropic.Model{ID: m})
-		}
-		s := fakeanthropic.New(opts)
+		s := fakeanthropic.New(fakeanthropic.Options{Script: anthropicScript, Models: models(func(m string) fakeanthropic.Model { return fakeanthropic.Model{ID: m} })})
 		return s.URL, s.Close, nil
 	}
 	return "", nil, fmt.Errorf("unknown backend %q: want ollama, openai or anthropic", kind)
+}
+
+// models is Models as a fake's model list.
+func models[T any](model func(name string) T) []T {
+	out := make([]T, len(Models))
+	for i, m := range Models {
+		out[i] = model(m)
+	}
+	return out
 }
 
 func ollamaScript(req *api.ChatRequest) fakeollama.Reply {
