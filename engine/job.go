@@ -218,11 +218,7 @@ func (j *job) execute(ctx context.Context, r plan.Run) {
 			}
 			break
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-rctx.Done():
-			t.Stop()
+		if backend.Sleep(rctx, wait) != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -268,12 +264,7 @@ func (j *job) judged(ctx, rctx context.Context, rec *record.Record, rules *score
 			}
 			return true
 		}
-		t := time.NewTimer(max(j.backoff(attempt), retryAfter(err)))
-		select {
-		case <-t.C:
-		case <-rctx.Done():
-			t.Stop()
-		}
+		_ = backend.Sleep(rctx, max(j.backoff(attempt), retryAfter(err)))
 	}
 }
 

@@ -33,11 +33,7 @@ func (s *starting) retried(ctx context.Context, f func() error) error {
 			return &triedError{err: err, n: attempt}
 		}
 		wait := min(max(backoff(attempt), be.RetryAfter), MaxPreflightWait)
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if backend.Sleep(ctx, wait) != nil {
 			return err
 		}
 	}
