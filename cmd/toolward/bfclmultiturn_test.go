@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestBFCLMultiTurnReplay imports five real multi-turn entries
+// TestBFCLMultiTurnReplay imports six real multi-turn entries
 // (internal/generate/bfcl/testdata/multiturn, beside BFCL's code in
 // ../shared/bfcl-v4), validates them and replays their goldens offline
 // against the real Python server: all pass; a cassette that makes a
@@ -52,14 +52,14 @@ func TestBFCLMultiTurnReplay(t *testing.T) {
 		}
 		return stdout.String() + stderr.String()
 	}
-	if got := run("import", "bfcl", data, "--out", out); !strings.Contains(got, "wrote 5 multi-turn conversations and 128 tools") {
+	if got := run("import", "bfcl", data, "--out", out); !strings.Contains(got, "wrote 6 multi-turn conversations and 128 tools") {
 		t.Fatalf("import: %s", got)
 	}
 	cfg := filepath.Join(out, "bfcl_multi_turn.cue")
-	if got := run("validate", filepath.Join(out, "cases"), cfg); !strings.Contains(got, "ok: 5 cases") {
+	if got := run("validate", filepath.Join(out, "cases"), cfg); !strings.Contains(got, "ok: 6 cases") {
 		t.Fatalf("validate: %s", got)
 	}
-	if got := run("run", "--out", res, cfg); !strings.Contains(got, "5 runs: 5 pass, 0 fail, 0 error") {
+	if got := run("run", "--out", res, cfg); !strings.Contains(got, "6 runs: 6 pass, 0 fail, 0 error") {
 		t.Fatalf("replay: %s", got)
 	}
 
@@ -73,7 +73,7 @@ func TestBFCLMultiTurnReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := run("run", "--out", res+"2", cfg)
-	if !strings.Contains(got, "5 runs: 4 pass, 1 fail, 0 error") {
+	if !strings.Contains(got, "6 runs: 5 pass, 1 fail, 0 error") {
 		t.Fatalf("a wrong directory: %s", got)
 	}
 	rec, err := os.ReadFile(filepath.Join(res+"2", "runs.jsonl"))
