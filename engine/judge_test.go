@@ -224,6 +224,22 @@ func TestJudgeRecordReplay(t *testing.T) {
 		replayed.Judged[0].Input != live.Judged[0].Input || replayed.Judged[0].Reason != live.Judged[0].Reason || len(replayed.Judged[0].Votes) != 3 {
 		t.Errorf("live %+v\nreplayed %+v", live.Judged, replayed.Judged)
 	}
+	if n := strings.Count(string(tape), "input: "+live.Judged[0].Input); n != 3 {
+		t.Errorf("%d judge turns recorded with the input's digest, want 3:\n%s", n, tape)
+	}
+
+	// An edited rubric is a new judge input: the recorded verdicts do not
+	// answer it, and the run is an error of kind judge, not a replayed
+	// verdict on a rubric the judge never saw.
+	os.WriteFile("cases/suite.yaml", []byte(strings.Replace(judgedCase, `"30 days"`, `"60 days"`, 1)), 0o644)
+	res, err = Run(context.Background(), Options{ConfigPath: "c.cue", Builtin: testServer, Backoff: noBackoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := readRecords(t, res.Dir)[0]
+	if edited.Outcome != record.Error || edited.Error.Kind != score.KindJudge || !strings.Contains(edited.Error.Message, "answered judge input "+live.Judged[0].Input+", and this request's input is ") {
+		t.Errorf("replay after a rubric edit: outcome %s error %+v judged %+v", edited.Outcome, edited.Error, edited.Judged)
+	}
 }
 
 // TestJudgeOnItsOwnBackend: judge.backend puts the judge on a server of

@@ -64,10 +64,15 @@ type CassetteTurn struct {
 	// the judge (Key.Side "judge"), likewise.
 	Role                          string
 	Content, Thinking, DoneReason string
-	ToolCalls                     []CassetteCall
-	TokensIn, TokensOut           int
-	Latency                       time.Duration
-	Line                          int
+	// Input is, for role judge, the digest of the judge's input the
+	// reply answered (record.Judgement.Input), as the recorder writes
+	// it: replay refuses the turn to a request with another input (an
+	// edited rubric). Empty: it answers any input.
+	Input               string
+	ToolCalls           []CassetteCall
+	TokensIn, TokensOut int
+	Latency             time.Duration
+	Line                int
 }
 
 // CassetteCall is one tool call of a reply. Arguments is JSON (object key

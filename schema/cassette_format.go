@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -334,7 +335,28 @@ var turnShape = &shape[CassetteTurn]{what: "a turn", check: checkUserTurn, field
 			return numberNode(strconv.FormatFloat(float64(t.Latency)/1e6, 'f', -1, 64))
 		}},
 	textField("done_reason", func(t *CassetteTurn) *string { return &t.DoneReason }, nil),
+	{name: "input",
+		schema: func() obj {
+			return obj{"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "role judge only: the digest of the judge's input this reply answered (a record's judged[].input), written by --record; replay refuses the turn to a request with another input, such as an edited rubric. Left out, the turn answers any input."}
+		},
+		read: func(p *cassetteParser, k, v *yaml.Node, path []any, t *CassetteTurn) {
+			s, ok := p.str(v, path)
+			if ok && !judgeInputRE.MatchString(s) {
+				p.errf(v, path, "want the 16 hex digits of a judge input's digest (a record's judged[].input), got %q", s)
+				return
+			}
+			t.Input = s
+		},
+		write: func(t *CassetteTurn) *yaml.Node {
+			if t.Input == "" {
+				return nil
+			}
+			return strNode(t.Input)
+		}},
 }}
+
+// judgeInputRE is the form of a judge input's digest.
+var judgeInputRE = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // checkUserTurn refuses a simulated user's turn with tool calls or
 // without content.
@@ -342,6 +364,8 @@ func checkUserTurn(p *cassetteParser, n *yaml.Node, path []any, keys map[string]
 	switch {
 	case t.Role == CassetteRoleJudge && len(t.ToolCalls) > 0:
 		p.errf(keys["tool_calls"], at(path, "tool_calls"), "a judge's turn (role: judge) has no tool calls")
+	case t.Role != CassetteRoleJudge && t.Input != "":
+		p.errf(keys["input"], at(path, "input"), "input is the judge input a judge's turn answered: only a turn with role: judge has one")
 	case t.Role != CassetteRoleUser:
 	case len(t.ToolCalls) > 0:
 		p.errf(keys["tool_calls"], at(path, "tool_calls"), "a simulated user's turn (role: user) has no tool calls")

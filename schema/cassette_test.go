@@ -34,6 +34,10 @@ func TestParseCassettesErrors(t *testing.T) {
 		{"seed not a number", "case: x\nruns: [{when: {seed: one}, turns: [{content: a}]}]\n", `x.yaml:2:22: runs[0].when.seed: pattern "one": want a number or a glob (the axis holds numbers)`},
 		{"syntax", "case: x\nruns: [\n", "x.yaml:3:1: YAML syntax: did not find expected node content"},
 		{"tab indent", "case: x\nruns:\n\t- turns: []\n", "x.yaml:3:1: YAML syntax: found character that cannot start any token (this line is indented with a tab"},
+		{"input on a model turn", "case: x\nruns: [{turns: [{content: a, input: 0123456789abcdef}]}]\n",
+			`x.yaml:2:30: runs[0].turns[0].input: input is the judge input a judge's turn answered: only a turn with role: judge has one`},
+		{"input not a digest", "case: x\nruns: [{turns: [{content: a}, {role: judge, content: a, input: abc}]}]\n",
+			`x.yaml:2:64: runs[0].turns[1].input: want the 16 hex digits of a judge input's digest`},
 		{"not a mapping", "- a\n", "x.yaml:1:1: want a cassette (a mapping of case, runs, todo)"},
 		// A skeleton's placeholders are never replayed: the cassette does
 		// not load until its todo is gone.

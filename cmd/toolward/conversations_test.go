@@ -212,7 +212,7 @@ func TestConversationsConfig(t *testing.T) {
 		for _, c := range cs {
 			for _, tu := range c.Runs[0].Turns {
 				if tu.Role == schema.CassetteRoleJudge {
-					out[c.Case] = append(out[c.Case], tu.Content)
+					out[c.Case] = append(out[c.Case], tu.Input+" "+tu.Content)
 				}
 			}
 		}

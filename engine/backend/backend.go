@@ -89,6 +89,10 @@ type Key struct {
 	// Side says who is asked: "" the model under test, SideUser the
 	// simulated user of a conversation, SideJudge the judge.
 	Side string
+	// Input is, for SideJudge, the digest of the judge's whole input
+	// (score.JudgeInput.Digest): a cassette's judge turn recorded for
+	// another input does not answer it.
+	Input string
 }
 
 // Key.Side values besides "" (the model under test).

@@ -40,7 +40,7 @@ func Request(rec *record.Record, in *score.JudgeInput, k int) *backend.Request {
 	}
 	return &backend.Request{
 		Model: in.Model, Messages: msgs, Seed: in.Seeds[k], Temperature: in.Temperature,
-		Key: backend.Key{Case: rec.Case, Cell: rec.Cell.Values(), Turn: in.Index*len(in.Seeds) + k, Side: backend.SideJudge},
+		Key: backend.Key{Case: rec.Case, Cell: rec.Cell.Values(), Turn: in.Index*len(in.Seeds) + k, Side: backend.SideJudge, Input: in.Digest},
 	}
 }
 

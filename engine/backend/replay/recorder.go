@@ -115,7 +115,7 @@ func (r *Recorder) chat(ctx context.Context, inner backend.Backend, req *backend
 		runs[key] = run
 	}
 	if req.Key.Side == backend.SideJudge {
-		t.Role, t.ToolCalls = schema.CassetteRoleJudge, nil
+		t.Role, t.ToolCalls, t.Input = schema.CassetteRoleJudge, nil, req.Key.Input
 		for len(run.judges) <= req.Key.Turn {
 			run.judges = append(run.judges, nil)
 		}

@@ -25,6 +25,9 @@ type entry struct {
 	// turns with role user).
 	replies, users [][]*backend.Response
 	judges         [][]*backend.Response // the turns with role judge
+	// judgeTurns[i][j] is the cassette turn of judges[i][j], for the
+	// judge input it was recorded for.
+	judgeTurns [][]*schema.CassetteTurn
 }
 
 var (
@@ -50,10 +53,11 @@ func New(dir string) (*Replay, error) {
 }
 
 func build(c *schema.Cassette) *entry {
-	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs)), users: make([][]*backend.Response, len(c.Runs)), judges: make([][]*backend.Response, len(c.Runs))}
+	e := &entry{cassette: c, replies: make([][]*backend.Response, len(c.Runs)), users: make([][]*backend.Response, len(c.Runs)), judges: make([][]*backend.Response, len(c.Runs)), judgeTurns: make([][]*schema.CassetteTurn, len(c.Runs))}
 	for i := range c.Runs {
 		e.runs = append(e.runs, compile(&c.Runs[i]))
-		for _, t := range c.Runs[i].Turns {
+		for j := range c.Runs[i].Turns {
+			t := &c.Runs[i].Turns[j]
 			var calls []backend.ToolCall
 			for _, tc := range t.ToolCalls {
 				calls = append(calls, backend.ToolCall{Name: tc.Name, Arguments: tc.Arguments})
@@ -69,6 +73,7 @@ func build(c *schema.Cassette) *entry {
 				e.users[i] = append(e.users[i], resp)
 			case schema.CassetteRoleJudge:
 				e.judges[i] = append(e.judges[i], resp)
+				e.judgeTurns[i] = append(e.judgeTurns[i], t)
 			default:
 				e.replies[i] = append(e.replies[i], resp)
 			}
@@ -117,6 +122,13 @@ func (r *Replay) Chat(ctx context.Context, req *backend.Request) (*backend.Respo
 		}
 		if k.Turn < 0 || k.Turn >= len(replies) {
 			return nil, r.miss(k, fmt.Sprintf("the matching run (%s:%d, when %s) has %d %s", e.cassette.File, run.Line, formatWhen(run.When), len(replies), what))
+		}
+		if k.Side == backend.SideJudge {
+			if t := e.judgeTurns[i][k.Turn]; t.Input != "" && k.Input != "" && t.Input != k.Input {
+				return nil, r.miss(k, fmt.Sprintf("the judge's turn at %s:%d answered judge input %s, and this request's input is %s "+
+					"(the rubric, the judge's settings or what it sees changed): record the judge again with --record against a live judge, "+
+					"or delete the turn's input to replay its verdict for any input", e.cassette.File, t.Line, t.Input, k.Input))
+			}
 		}
 		resp := *replies[k.Turn]
 		return &resp, nil
