@@ -451,7 +451,8 @@ def compare(args):
             key = (r["case"], r["cell"]["seed"])
             if key in manifest and (key not in runs or runs[key]["outcome"] == "error"):
                 runs[key] = r
-    by_kind, by_cat = collections.defaultdict(lambda: [0, 0]), collections.defaultdict(lambda: [0, 0])
+    # per kind and per category: [agreeing, trajectories, BFCL valid]
+    by_kind, by_cat = collections.defaultdict(lambda: [0, 0, 0]), collections.defaultdict(lambda: [0, 0, 0])
     disagree, missing, errors = [], [], []
     both = collections.Counter()  # (BFCL valid, toolward pass)
     why, other = collections.Counter(), []  # both fail: at the same turn, by the same check?
@@ -468,6 +469,7 @@ def compare(args):
         for table, k in ((by_kind, m["kind"]), (by_cat, m["category"])):
             table[k][0] += agree
             table[k][1] += 1
+            table[k][2] += m["bfcl"]["valid"]
         if not agree:
             disagree.append((m, r))
         elif r["outcome"] == "fail" and "turn" in m["bfcl"]:
@@ -476,17 +478,17 @@ def compare(args):
             why[got == want] += 1
             if got != want:
                 other.append((m, got))
-    total = sum(n for _, n in by_kind.values())
-    agreed = sum(a for a, _ in by_kind.values())
+    total = sum(n for _, n, _ in by_kind.values())
+    agreed = sum(a for a, _, _ in by_kind.values())
     pct = lambda a, n: f"{100 * a / n:.2f}%" if n else "-"
     print(f"agreement: {agreed} of {total} trajectories ({pct(agreed, total)}); {len(errors)} infrastructure errors, {len(missing)} without a run")
     print(f"  both pass {both[(True, True)]}, both fail {both[(False, False)]}, only BFCL passes {both[(True, False)]}, only toolward passes {both[(False, True)]}")
     print(f"  of the {why[True] + why[False]} failing both: {why[True]} fail at the same turn by the same check")
     for title, table in (("per kind", by_kind), ("per category", by_cat)):
-        print(title + ":")
+        print(title + ": agreeing of trajectories (BFCL valid)")
         for k in sorted(table):
-            a, n = table[k]
-            print(f"  {k:28} {a:5} of {n:5}  {pct(a, n)}")
+            a, n, v = table[k]
+            print(f"  {k:28} {a:5} of {n:5} ({v:4} valid)  {pct(a, n)}")
     for m, r in disagree:
         reasons = "; ".join(f"{x['code']}: {x['detail']}" for x in r.get("reasons") or [])
         b = m["bfcl"]
