@@ -361,8 +361,14 @@ func (j *job) added(r plan.Run) (map[int][]backend.Tool, error) {
 
 var errRunTimeout = errors.New("run timeout")
 
-// timeoutCause turns an error caused by the run timeout into one saying so.
+// timeoutCause turns an error caused by the run timeout into one saying
+// so, unless the session already said which wait ran out (a warm pool
+// start that never finished its handshake).
 func timeoutCause(ctx context.Context, err error) error {
+	var se *session.Error
+	if errors.As(err, &se) && se.Kind == "timeout" {
+		return err
+	}
 	if err != nil && errors.Is(context.Cause(ctx), errRunTimeout) {
 		return &backend.Error{Kind: backend.KindTimeout, Msg: "run exceeded limits.run_timeout", Retryable: true, Err: err}
 	}

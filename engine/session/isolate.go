@@ -109,6 +109,9 @@ type warmPool struct {
 	wg    sync.WaitGroup
 	done  chan struct{}
 	once  sync.Once
+
+	mu     sync.Mutex
+	starts map[*time.Time]bool // when each start in flight began
 }
 
 // warmConn is a started process, or why starting one failed (the run
@@ -162,7 +165,17 @@ func (p *warmPool) fill() {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
+			began := time.Now()
+			p.mu.Lock()
+			if p.starts == nil {
+				p.starts = map[*time.Time]bool{}
+			}
+			p.starts[&began] = true
+			p.mu.Unlock()
 			c, err := p.s.dial(context.WithValue(p.s.life, warmStart{}, true), false)
+			p.mu.Lock()
+			delete(p.starts, &began)
+			p.mu.Unlock()
 			select {
 			case <-p.done:
 				if c != nil {
@@ -185,8 +198,30 @@ func (p *warmPool) take(ctx context.Context) (*conn, error) {
 	case <-p.done:
 		return nil, errors.New("session: source closed")
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, p.waitErr(ctx)
 	}
+}
+
+// waitErr says why a run that waited for a started process got none:
+// while the run's context ran out, the pool's starts were still in their
+// initialize handshake (a server that never finishes it), for how long,
+// and what the pool gives a start.
+func (p *warmPool) waitErr(ctx context.Context) error {
+	p.mu.Lock()
+	var oldest time.Time
+	for t := range p.starts {
+		if oldest.IsZero() || t.Before(oldest) {
+			oldest = *t
+		}
+	}
+	p.mu.Unlock()
+	if oldest.IsZero() {
+		return ctx.Err()
+	}
+	bound := p.s.handshakeTimeout(context.WithValue(ctx, warmStart{}, true))
+	return &Error{Kind: "timeout", Retryable: true, Err: ctx.Err(), Msg: fmt.Sprintf(
+		"%s never finished its initialize handshake: the warm pool had started it %s before the run's limits.run_timeout ended the wait (a warm start is given %s; a server that slow to start needs a longer run_timeout)",
+		p.s.describe(), time.Since(oldest).Round(time.Millisecond), bound)}
 }
 
 // stop ends the filler, waits for the starts in flight and kills the
