@@ -104,7 +104,7 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 	sum.Cassettes = len(named)
 	counted := map[string]bool{} // files whose cassettes are in sum
 	for _, f := range v.cassetteFiles {
-		counted[f] = true
+		counted[fileKey(f)] = true
 	}
 	for _, cfg := range cfgs {
 		if mine, ok := configCases(cfg, cases, cerrs); ok {
@@ -142,7 +142,7 @@ func CheckWith(paths []string, opts Options) (Summary, schema.Errors) {
 		cs, errs := schema.LoadCassettes(dir)
 		v.errs = append(v.errs, errs...)
 		for _, c := range cs {
-			if f := filepath.Clean(c.File); !counted[f] {
+			if f := fileKey(c.File); !counted[f] {
 				counted[f] = true
 				sum.Cassettes += countIn(cs, c.File)
 			}
@@ -183,7 +183,7 @@ func simulatorCassettes(cfg *schema.Config, dir string, cases []*schema.Case, ce
 	}
 	cs, errs := schema.LoadCassettes(dir)
 	for _, c := range cs {
-		if f := filepath.Clean(c.File); !counted[f] {
+		if f := fileKey(c.File); !counted[f] {
 			counted[f] = true
 			sum.Cassettes += countIn(cs, c.File)
 		}
@@ -331,21 +331,34 @@ func configCases(cfg *schema.Config, cases []*schema.Case, errs schema.Errors) (
 			return nil, false
 		}
 		for _, f := range m {
-			files[filepath.Clean(f)] = true
+			files[fileKey(f)] = true
 		}
 	}
 	for _, e := range errs {
-		if files[filepath.Clean(e.File)] {
+		if files[fileKey(e.File)] {
 			return nil, false
 		}
 	}
 	var out []*schema.Case
 	for _, c := range cases {
-		if files[filepath.Clean(c.File)] {
+		if files[fileKey(c.File)] {
 			out = append(out, c)
 		}
 	}
 	return out, true
+}
+
+// fileKey names the file p names however it is spelt: its absolute path
+// with symbolic links resolved (else the cleaned absolute path, else p).
+func fileKey(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
 }
 
 // validation collects the files Check looks at.
@@ -353,6 +366,26 @@ type validation struct {
 	caseFiles, cassetteFiles, configFiles, catalogFiles []string
 	seen, catalogs                                      map[string]bool
 	errs                                                schema.Errors
+	// spelt maps the fileKey of each file met to the spelling first met.
+	spelt map[string]string
+}
+
+// canonical returns the spelling under which p's file was first met (p,
+// cleaned, when it is new): a config's pattern and a path on the
+// command line may name one file as a/b.yaml, ./a/b.yaml, /abs/a/b.yaml
+// or through a link, and it must be loaded once, not reported as a
+// duplicate of itself.
+func (v *validation) canonical(p string) string {
+	p = filepath.Clean(p)
+	k := fileKey(p)
+	if first, ok := v.spelt[k]; ok {
+		return first
+	}
+	if v.spelt == nil {
+		v.spelt = map[string]string{}
+	}
+	v.spelt[k] = p
+	return p
 }
 
 func (v *validation) fail(file string, err error) {
@@ -367,11 +400,11 @@ func (v *validation) fail(file string, err error) {
 // reports whether it is one. A YAML file is sniffed for cassettes only
 // when sniff is set: a config's case patterns name case files.
 func (v *validation) addFile(p string, sniff bool) bool {
-	p = filepath.Clean(p)
 	ext := strings.ToLower(filepath.Ext(p))
 	if ext != ".yaml" && ext != ".yml" && ext != ".cue" {
 		return false
 	}
+	p = v.canonical(p)
 	if v.seen[p] {
 		if !sniff && slices.Contains(v.cassetteFiles, p) && !slices.Contains(v.caseFiles, p) {
 			// A config's case pattern matches a cassette file: a run
@@ -426,7 +459,7 @@ func sniffYAML(p string) int {
 
 // addCatalog adds the catalog file a config names, once.
 func (v *validation) addCatalog(p string) {
-	p = filepath.Clean(p)
+	p = v.canonical(p)
 	if v.catalogs[p] {
 		return
 	}

@@ -2,6 +2,8 @@ package runconfig
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -204,5 +206,39 @@ func TestCheckJudgeCassettes(t *testing.T) {
 	want := "tapes/a.yaml:5:5: runs[1]: case a has 1 judged answer and judge.samples 3, so a replay of configs/three.cue asks the judge for 3 verdicts, and this run has 1 turn with role: judge: verdict 2 would fail"
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
 		t.Errorf("got %q\nwant one error starting %q", errs.Lines(), want)
+	}
+}
+
+// TestValidateSameFilesOtherPath: validate cases DIR/bfcl.cue, where the
+// config names the same case files by another path (absolute, or through
+// a symbolic link), loads each file once: before, every case was reported
+// as a duplicate of itself at its own position.
+func TestValidateSameFilesOtherPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	abs, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"suite/cases/a.yaml": "id: a\nprompt: p\nexpect: {}\n",
+		"suite/abs.cue":      "name: \"abs\"\ncases: [\"" + filepath.ToSlash(abs) + "/suite/cases/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"suite/tapes\"\nmatrix: models: [\"m\"]\n",
+		"suite/link.cue":     "name: \"link\"\ncases: [\"link/cases/*.yaml\"]\nserver: builtin: {}\nbackend: replay: \"suite/tapes\"\nmatrix: models: [\"m\"]\n",
+		"suite/tapes/a.yaml": "case: a\nruns: [{turns: [{content: ok}]}]\n",
+	}
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(name), 0o755)
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("suite", "link"); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	for _, cfg := range []string{abs + "/suite/abs.cue", "suite/link.cue"} {
+		sum, errs := CheckWith([]string{"suite/cases", cfg}, Options{})
+		if len(errs) != 0 || sum.Cases != 1 || sum.CaseFiles != 1 {
+			t.Errorf("%s: summary %+v, errors:\n%s", cfg, sum, strings.Join(errs.Lines(), "\n"))
+		}
 	}
 }
