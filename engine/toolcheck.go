@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/toolward/toolward/engine/preflight"
 	"github.com/toolward/toolward/engine/session"
 	"github.com/toolward/toolward/engine/toolset"
@@ -76,6 +78,18 @@ func serverName(src *session.Source) string {
 	return s
 }
 
+// ProbeableNames lists the tools a state probe may call on src: those
+// it offers to the model and those it keeps for probes.
+func ProbeableNames(src *session.Source) []string {
+	var names []string
+	for _, list := range [][]mcp.Tool{src.Listed(), src.ProbeOnly()} {
+		for _, t := range list {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
 // checkProbes checks the tools the planned cases' state probes call: the
 // server must list each (offered to the model or kept for probes); one
 // not marked read-only is a warning, since a probe should only look. A
@@ -87,6 +101,7 @@ func checkProbes(src *session.Source, l *Loaded, progress io.Writer) schema.Erro
 	for _, t := range src.ProbeOnly() {
 		hidden[t.Name] = true
 	}
+	probeable := ProbeableNames(src)
 	warned := map[string]bool{}
 	for _, c := range l.Plan.Cases() {
 		if c.Expectation == nil {
@@ -96,7 +111,7 @@ func checkProbes(src *session.Source, l *Loaded, progress io.Writer) schema.Erro
 			ok, ro := src.Probeable(p.Tool)
 			switch {
 			case !ok:
-				errs = append(errs, schema.Locate(c, p.Elems, fmt.Sprintf("the server lists no tool %q for this state probe", p.Tool)))
+				errs = append(errs, schema.Locate(c, p.Elems, preflight.ProbeMissing(p.Tool, probeable)))
 			case !ro && !warned[p.Tool] && progress != nil:
 				warned[p.Tool] = true
 				fmt.Fprintf(progress, "warning: state probes call %s, which the server does not mark read-only (readOnlyHint); a probe should only look at the state\n", p.Tool)

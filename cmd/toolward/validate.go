@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/toolward/toolward/schema"
 	"github.com/toolward/toolward/schema/runconfig"
@@ -82,9 +83,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	var warnings schema.Errors
 	sum, errs := runconfig.CheckWith(paths, runconfig.Options{Catalog: checkCatalog,
 		Warn: func(e *schema.Error) { warnings = append(warnings, e) }})
+	errs = append(errs, checkBuiltinProbes(paths, errs)...).Sort()
 	if *online {
 		oerrs, owarns := checkOnline(paths, errs, *timeout)
-		errs = append(errs, oerrs...).Sort()
+		// A bundled server's probe tools are checked offline and online.
+		errs = slices.CompactFunc(append(errs, oerrs...).Sort(), func(a, b *schema.Error) bool { return a.Error() == b.Error() })
 		warnings = append(warnings, owarns...)
 	}
 	for _, line := range warnings.Lines() {

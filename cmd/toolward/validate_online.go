@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +39,34 @@ func checkOnline(paths []string, offline schema.Errors, timeout time.Duration) (
 		warnings = append(warnings, w...)
 	}
 	return errs, warnings.Sort()
+}
+
+// checkBuiltinProbes checks, offline, the state probe tools of the cases
+// of every config among paths whose server is the bundled one, whose
+// tools (its catalogs' too) are known without connecting to anything.
+// Configs with offline mistakes are skipped, as by checkOnline.
+func checkBuiltinProbes(paths []string, offline schema.Errors) schema.Errors {
+	bad := map[string]bool{}
+	for _, e := range offline {
+		bad[filepath.Clean(e.File)] = true
+	}
+	var errs schema.Errors
+	for _, f := range configPaths(paths) {
+		cfg, err := runconfig.Load(f)
+		if bad[f] || err != nil || cfg.Server.Builtin == nil {
+			continue
+		}
+		cases, err := schema.LoadCases(cfg.Cases)
+		if err != nil {
+			continue // reported offline
+		}
+		srv, err := bundledServer(*cfg.Server.Builtin)
+		if err != nil {
+			continue // its catalogs are reported offline
+		}
+		errs = append(errs, preflight.Probes(cases, slices.Collect(maps.Keys(srv.ListTools())))...)
+	}
+	return errs
 }
 
 // configPaths returns the configs (*.cue) among paths, walking
@@ -105,6 +135,7 @@ func checkConfigOnline(file string, timeout time.Duration) (errs, warnings schem
 	in.Tools = preflight.Names(src.Tools())
 	r := preflight.Check(in)
 	errs = append(r.Errors, r.Typos...)
+	errs = append(errs, preflight.Probes(cases, engine.ProbeableNames(src))...)
 	if len(errs) == 0 {
 		errs = goldenStates(ctx, src, cases, cfg.Limits.CallTimeout.Duration)
 	}

@@ -110,6 +110,39 @@ func Check(in Input) Report {
 	return r
 }
 
+// Probes checks the tools the state probes of cases call against tools,
+// the names the server lists (offered to the model or kept for probes),
+// with a did-you-mean: a misspelt probe tool otherwise reaches the
+// server, whose error ("MCP error -32602") says nothing of the case.
+func Probes(cases []*schema.Case, tools []string) schema.Errors {
+	known := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		known[t] = true
+	}
+	var errs schema.Errors
+	for _, c := range cases {
+		if c.Expectation == nil {
+			continue
+		}
+		for _, p := range c.Expectation.ProbeRefs() {
+			if !known[p.Tool] {
+				errs = append(errs, schema.Locate(c, p.Elems, ProbeMissing(p.Tool, tools)))
+			}
+		}
+	}
+	return errs.Sort()
+}
+
+// ProbeMissing says that the server lists no tool name for a state
+// probe, suggesting the closest of tools.
+func ProbeMissing(name string, tools []string) string {
+	msg := fmt.Sprintf("the server lists no tool %q for this state probe", name)
+	if s := matchers.Suggest(name, tools); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return msg
+}
+
 // Digest is the hex SHA-256 of a tool list: each tool's name,
 // description, input schema and confirm gate, sorted by name, so that
 // listing order does not matter.
