@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/toolward/toolward/schema/runconfig"
 )
 
 // newFlags returns subcommand name's flag set: its errors go to stderr,
@@ -72,5 +74,22 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
+	}
+}
+
+// tagFlag adds -t name=value to fs: a config value set from the command
+// line, into the field the config declares with @tag(name) (as cue -t
+// does). The returned func applies the values (runconfig.SetTags) once
+// the flags are parsed, and says on stderr, with false, when one is
+// malformed.
+func tagFlag(fs *flag.FlagSet, prog string, stderr io.Writer) func() bool {
+	var tags multiFlag
+	fs.Var(&tags, "t", "set the config field declared with @tag(name) to `name=value` (repeatable), as cue -t does")
+	return func() bool {
+		if err := runconfig.SetTags(tags); err != nil {
+			fmt.Fprintf(stderr, "toolward %s: %v\n", prog, err)
+			return false
+		}
+		return true
 	}
 }

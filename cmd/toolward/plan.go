@@ -39,6 +39,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "only shard `i/n` of the plan")
 	list := fs.Bool("list", false, "print the runs, one per line: id case "+strings.Join(axisNames(), " "))
 	estimate := fs.String("estimate", "", "estimate the job's cost from the token counts of result directory `DIR`")
+	applyTags := tagFlag(fs, "plan", stderr)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -48,7 +49,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if !shardFlagOK("plan", *shard, stderr) || !filterFlagsOK("plan", filters, stderr) {
+	if !shardFlagOK("plan", *shard, stderr) || !filterFlagsOK("plan", filters, stderr) || !applyTags() {
 		return 2
 	}
 	l, err := engine.Load(pos[0], filters, *shard)

@@ -119,6 +119,7 @@ type runFlags struct {
 func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok bool) {
 	fl = &runFlags{}
 	fs := newFlags("run", fmt.Sprintf(runUsage, abortGrace, engine.HugePlan), true, stderr)
+	applyTags := tagFlag(fs, "run", stderr)
 	fl.workers = fs.Int("j", 0, "runs in flight (default: the config's limits.concurrency)")
 	fl.outDir = fs.String("out", "", "write the results into `DIR` (new or empty) instead of <output>/<name>/<UTC stamp>")
 	fl.resume = fs.String("resume", "", "continue the job in result directory `DIR`: run exactly the runs it lacks (and those that ended in error, or whose case changed what the model sees); runs whose case changed only how they are judged are re-scored")
@@ -158,7 +159,7 @@ func parseRunFlags(args []string, stderr io.Writer) (fl *runFlags, code int, ok 
 		fmt.Fprintf(stderr, "toolward run: -j must be a positive number of runs in flight (or 0 for the config's limits.concurrency), got %d\n", *fl.workers)
 		return nil, 2, false
 	}
-	if !shardFlagOK("run", *fl.shard, stderr) || !filterFlagsOK("run", fl.filters, stderr) {
+	if !shardFlagOK("run", *fl.shard, stderr) || !filterFlagsOK("run", fl.filters, stderr) || !applyTags() {
 		return nil, 2, false
 	}
 	if *fl.failOnBroken {

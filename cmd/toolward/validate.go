@@ -15,7 +15,7 @@ func init() {
 	register(&command{name: "validate", summary: "check case files, cassettes and run configs (file:line:col errors; --online: tool names)", run: runValidate})
 }
 
-const validateUsage = `usage: toolward validate [--online] [--format text|json] [PATH...]
+const validateUsage = `usage: toolward validate [--online] [--format text|json] [-t name=value]... [PATH...]
 
 Checks case files (*.yaml, *.yml), replay cassette files and run configs
 (*.cue) against the embedded schema. Directories are walked; the default
@@ -40,7 +40,12 @@ tools the server lists, with a did-you-mean. Description-set keys and
 cassette tool calls naming no tool are warnings (on stderr, exit status
 unchanged). When the names are right, it also replays each case's golden
 calls on a fresh server world and checks that the case's state probes
-(expect.state) accept the end state the golden leaves.
+(expect.state) accept the end state the golden leaves. State probe tools
+get a did-you-mean against every tool the server lists; for a config on
+the bundled server (server: builtin) without --online too.
+
+-t name=value (before the paths, repeatable) sets the config field
+declared with @tag(name), as for run (docs/configs.md).
 
 Prints one line per mistake, path:line:col: message, on stdout (or a JSON
 array of {file, line, col, path, message} with --format json). In text
@@ -57,8 +62,12 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	online := fs.Bool("online", false, "also check tool names against each config's live MCP server")
 	timeout := fs.Duration("timeout", toolsTimeout, "with --online, give up connecting to a server after `D`")
+	applyTags := tagFlag(fs, "validate", stderr)
 	if err := fs.Parse(args); err != nil {
 		return exitCode(err)
+	}
+	if !applyTags() {
+		return 2
 	}
 	if *timeout <= 0 {
 		fmt.Fprintf(stderr, "toolward validate: --timeout must be positive, got %s\n", *timeout)

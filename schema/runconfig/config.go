@@ -39,6 +39,7 @@ func Load(path string) (*schema.Config, error) {
 		return nil, errs.Sort()
 	}
 	cfg.File = path
+	ollamaHost(cfg, user)
 	errs = checkConfig(path, cfg, user)
 	if len(errs) > 0 {
 		return nil, errs.Sort()
@@ -109,8 +110,15 @@ func decodeConfig(file string, src []byte) (*schema.Config, positions, schema.Er
 	if errs := checkCUESize(file, src); len(errs) > 0 {
 		return nil, positions{}, errs
 	}
+	withTags, terr := tagged(file, src)
+	if terr != nil {
+		return nil, positions{}, schema.Errors{terr}
+	}
 	compiled.mu.Lock()
 	defer compiled.mu.Unlock()
+	if withTags != nil {
+		src = withTags
+	}
 	user := compiled.ctx.CompileBytes(src, cue.Filename(file))
 	pos := positions{file: file, v: user}
 	if err := user.Err(); err != nil {
