@@ -44,7 +44,10 @@ type ToolDef struct {
 	// UncheckedArgs offers InputSchema as documentation only: the server
 	// does not validate a call's arguments against it or fill in its
 	// defaults, and its enum and default values need not fit their own
-	// schemas (the structure is still checked). It is for schemas a
+	// schemas; the structure is still checked (JSON types, a schema
+	// mapping under properties and items), but it may carry keys outside
+	// JSON Schema (BFCL's optional) and require a property it does not
+	// define, and is offered exactly as written. It is for schemas a
 	// benchmark shows models as written but never enforces (BFCL's
 	// functions, docs/bfcl.md): the case's expectations judge the call,
 	// and a refusal by the server would be a second judge the benchmark
@@ -329,7 +332,9 @@ var schemaTypes = map[string]bool{"object": true, "string": true, "integer": tru
 func checkSchema(s map[string]any, at []string, top, values bool) error {
 	path := strings.Join(at, ".")
 	for _, k := range sortedKeys(s) {
-		if !schemaKeywords[k] {
+		// An unchecked schema is documentation: it may carry the keys its
+		// benchmark writes (BFCL's optional), offered as written.
+		if !schemaKeywords[k] && values {
 			return errAt(append(at, k), "%s: unsupported JSON Schema keyword %q", path, k)
 		}
 	}
@@ -368,7 +373,9 @@ func checkSchema(s map[string]any, at []string, top, values bool) error {
 			}
 			props = m
 		}
-		s["properties"] = props
+		if values {
+			s["properties"] = props // an unchecked schema is offered as written
+		}
 		for _, name := range sortedKeys(props) {
 			sub := slices.Concat(at, []string{"properties", name})
 			ps, ok := props[name].(map[string]any)
@@ -389,7 +396,7 @@ func checkSchema(s map[string]any, at []string, top, values bool) error {
 				if !ok {
 					return errAt(append(at, "required"), "%s: required must be a list of property names", path)
 				}
-				if _, ok := props[name]; !ok {
+				if _, ok := props[name]; !ok && values {
 					return errAt(append(at, "required"), "%s: required property %q is not in properties", path, name)
 				}
 			}

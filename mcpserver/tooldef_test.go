@@ -132,6 +132,7 @@ func TestUncheckedArgs(t *testing.T) {
       color: {type: string, enum: [red, blue], default: any}
       auth: {type: array, items: {type: string}, default: [null, null]}
       metrics: {type: array, items: {type: string}, enum: [view, favorability]}
+      when: {type: object, optional: true, required: [day]}
   unchecked_args: true
   result: "ok"
 `
@@ -141,7 +142,10 @@ func TestUncheckedArgs(t *testing.T) {
 	}
 	d := defs[0]
 	props := d.MCPTool().RawInputSchema
-	for _, want := range []string{`"enum":["1","2"]`, `"default":"any"`, `"default":[null,null]`, `"enum":["view","favorability"]`} {
+	for _, want := range []string{`"enum":["1","2"]`, `"default":"any"`, `"default":[null,null]`, `"enum":["view","favorability"]`,
+		// Keys outside JSON Schema and a required name without a property
+		// are offered as written, with no properties added.
+		`"when":{"optional":true,"required":["day"],"type":"object"}`} {
 		if !strings.Contains(string(props), want) {
 			t.Errorf("offered schema lacks %s: %s", want, props)
 		}
@@ -158,6 +162,13 @@ func TestUncheckedArgs(t *testing.T) {
 	_, err = ParseToolDefs([]byte(strings.Replace(catalog, "  unchecked_args: true\n", "", 1)), "test.yaml")
 	if err == nil || !strings.Contains(err.Error(), `test.yaml:10:50: tool q: input_schema.properties.auth: default [null,null] does not fit the schema: argument items: type: null has type "null", want "string"`) {
 		t.Errorf("the checked schema: %v", err)
+	}
+	// A checked schema refuses what an unchecked one carries.
+	for _, bad := range []string{"optional: true", "required: [day], properties: {}"} {
+		_, err = ParseToolDefs([]byte("- name: c\n  description: C.\n  input_schema: {type: object, properties: {w: {type: object, "+bad+"}}}\n  result: ok\n"), "test.yaml")
+		if err == nil || !strings.Contains(err.Error(), "unsupported JSON Schema keyword \"optional\"") && !strings.Contains(err.Error(), `required property "day" is not in properties`) {
+			t.Errorf("checked %s: %v", bad, err)
+		}
 	}
 	// The structure is still checked.
 	_, err = ParseToolDefs([]byte(strings.Replace(catalog, "type: integer", "type: int", 1)), "test.yaml")

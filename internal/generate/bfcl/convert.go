@@ -110,7 +110,7 @@ func (r *registry) add(fn *Function, c *Category) string {
 	t := &Tool{
 		Domain:        "bfcl",
 		Description:   strings.TrimSpace(fn.Description + languageHint(c.Language)),
-		InputSchema:   InputSchema(fn.Parameters, c.Language),
+		InputSchema:   InputSchema(fn, c.Language),
 		UncheckedArgs: true,
 		Result:        fmt.Sprintf("%s ran. (A BFCL function has no implementation; this is a stub result.)", strings.ReplaceAll(fn.Name, "{{", "{ {")),
 		category:      c.Name,

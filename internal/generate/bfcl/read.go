@@ -74,6 +74,22 @@ type Function struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
 	Parameters  map[string]any `json:"parameters"`
+
+	rawParams json.RawMessage // Parameters as the file writes them, for key order
+}
+
+// UnmarshalJSON reads a function and keeps its parameters' JSON text.
+func (fn *Function) UnmarshalJSON(b []byte) error {
+	type plain Function
+	var raw struct {
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if err := json.Unmarshal(b, (*plain)(fn)); err != nil {
+		return err
+	}
+	json.Unmarshal(b, &raw)
+	fn.rawParams = raw.Parameters
+	return nil
 }
 
 // Skipped is a file or entry Read or Convert left out, and why.

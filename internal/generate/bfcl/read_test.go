@@ -65,35 +65,73 @@ func TestReadErrorsNameTheLine(t *testing.T) {
 	}
 }
 
+// TestInputSchema: the offered schema is BFCL's conversion, written here
+// by hand from _cast_to_openai_type and convert_to_tool
+// (bfcl_eval/model_handler/utils.py) and
+// _func_doc_language_specific_pre_processing (bfcl_eval/utils.py): types
+// mapped at the depths BFCL maps them and no deeper, a float noted only as
+// a property, every other key kept.
 func TestInputSchema(t *testing.T) {
-	var params map[string]any
-	json.Unmarshal([]byte(`{"type": "dict", "properties": {
-		"x": {"type": "float", "description": "X."},
-		"n": {"type": "integer", "description": "N.", "optional": true},
-		"t": {"type": "tuple", "items": {"type": "float"}, "description": "T."},
-		"d": {"type": "dict", "properties": {"k": {"type": "string"}}, "required": ["k", "zz"]},
-		"a": {"type": "any"}, "w": {"type": "weird"}},
-		"required": ["x", "nope"]}`), &params)
-	got := InputSchema(params, Python)
-	want := map[string]any{"type": "object", "required": []any{"x"}, "properties": map[string]any{
-		"x": map[string]any{"type": "number", "format": "float", "description": "X. This is a float type value."},
-		"n": map[string]any{"type": "integer", "description": "N."},
-		"t": map[string]any{"type": "array", "description": "T.", "items": map[string]any{"type": "number", "format": "float", "description": " This is a float type value."}},
-		"d": map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{"type": "string"}}, "required": []any{"k"}},
-		"a": map[string]any{"type": "string"},
-		"w": map[string]any{"type": "string"},
-	}}
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.MarshalIndent(got, "", " ")
-		t.Errorf("got %s", g)
+	for _, tt := range []struct {
+		lang     Language
+		fn, want string
+	}{
+		{Python, `{"name": "f", "parameters": {"type": "dict", "properties": {
+			"x": {"type": "float", "description": "X."},
+			"t": {"type": "tuple", "items": {"type": "float"}, "description": "T."},
+			"m": {"type": "list", "items": {"type": "list", "items": {"type": "float", "items": {"type": "dict"}}}},
+			"o": {"type": "array", "items": {"type": "dict", "properties": {"f": {"type": "float", "description": "F."}}}},
+			"d": {"type": "dict", "properties": {"k": {"type": "bool"}}, "required": ["k", "zz"]},
+			"a": {"type": "any", "optional": true, "default": null}, "w": {"type": "weird"}, "n": {"description": "N."}},
+			"required": ["x", "nope"]}}`,
+			`{"type": "object", "required": ["x", "nope"], "properties": {
+			"x": {"type": "number", "format": "float", "description": "X. This is a float type value."},
+			"t": {"type": "array", "items": {"type": "number"}, "description": "T."},
+			"m": {"type": "array", "items": {"type": "array", "items": {"type": "number", "items": {"type": "dict"}}}},
+			"o": {"type": "array", "items": {"type": "object", "properties": {"f": {"type": "number", "format": "float", "description": "F. This is a float type value."}}}},
+			"d": {"type": "object", "properties": {"k": {"type": "boolean"}}, "required": ["k", "zz"]},
+			"a": {"type": "string", "optional": true, "default": null}, "w": {"type": "string"}, "n": {"type": "string", "description": "N."}}}`},
+		{Java, `{"name": "f", "parameters": {"type": "dict", "properties": {
+			"l": {"type": "ArrayList", "items": {"type": "long"}, "description": "L.", "default": []},
+			"h": {"type": "HashMap", "properties": {"k": {"type": "long"}}, "description": "H."},
+			"v": {"type": "any", "description": "V."}}}}`,
+			`{"type": "object", "properties": {
+			"l": {"type": "string", "default": [], "description": "L. This is Java ArrayList type parameter in string representation. The list elements are of type long; they are not in string representation."},
+			"h": {"type": "string", "properties": {"k": {"type": "long"}}, "description": "H. This is Java HashMap type parameter in string representation."},
+			"v": {"type": "string", "description": "V. This parameter can be of any type of Java object in string representation."}}}`},
+		{JavaScript, `{"name": "f", "parameters": {"type": "dict", "properties": {
+			"d": {"type": "dict", "description": "D.", "properties": {"z": {"type": "String", "description": "\u00e9\"/"}, "a": {"type": "integer"}}},
+			"a": {"type": "array", "description": "A.", "items": {"type": "String"}}}}}`,
+			`{"type": "object", "properties": {
+			"d": {"type": "string", "description": "D. This is JavaScript dict type parameter in string representation. The dictionary entries have the following schema; they are not in string representation. {\"z\": {\"type\": \"String\", \"description\": \"\\u00e9\\\"/\"}, \"a\": {\"type\": \"integer\"}}"},
+			"a": {"type": "string", "description": "A. This is JavaScript array type parameter in string representation. The list elements are of type String; they are not in string representation."}}}`},
+	} {
+		var fn Function
+		if err := json.Unmarshal([]byte(tt.fn), &fn); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := json.Marshal(fn.Parameters)
+		got, _ := json.Marshal(InputSchema(&fn, tt.lang))
+		if !jsonEqual(t, got, []byte(tt.want)) {
+			t.Errorf("%s: got %s\nwant %s", tt.lang, got, tt.want)
+		}
+		if after, _ := json.Marshal(fn.Parameters); string(after) != string(before) {
+			t.Errorf("%s: InputSchema changed the function it read", tt.lang)
+		}
 	}
-	java := InputSchema(map[string]any{"properties": map[string]any{
-		"l": map[string]any{"type": "ArrayList", "items": map[string]any{"type": "long"}, "description": "L."},
-	}}, Java)
-	l := java["properties"].(map[string]any)["l"].(map[string]any)
-	if l["type"] != "string" || l["description"] != "L. This is Java ArrayList type parameter in string representation. The list elements are of type long; they are not in string representation." {
-		t.Errorf("java: %v", l)
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%v: %s", err, a)
 	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func TestToolNames(t *testing.T) {

@@ -1,11 +1,13 @@
 package bfcl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 )
 
 // openAPIType is BFCL's GORILLA_TO_OPENAPI mapping from its type names to
@@ -47,172 +49,230 @@ func ToolName(name string) string {
 	return n
 }
 
-// InputSchema converts a function's BFCL parameters to the JSON Schema
-// the model is offered, the way BFCL prepares them for function-calling
-// models: Python types through GORILLA_TO_OPENAPI (float becomes number
-// with format float and a note in the description); Java and JavaScript
-// parameters become strings whose description names the language type,
-// because their values are written in that language's syntax. Keywords
-// the bundled server does not support (e.g. BFCL's "optional") are left
-// out.
-func InputSchema(params map[string]any, lang Language) map[string]any {
-	props, _ := params["properties"].(map[string]any)
-	out := map[string]any{}
-	for _, k := range sortedKeys(props) {
-		p, _ := props[k].(map[string]any)
-		if p == nil {
-			p = map[string]any{}
-		}
-		if lang == Python {
-			out[k] = pySchema(p)
-		} else {
-			out[k] = langSchema(p, lang)
-		}
+// InputSchema returns the JSON Schema BFCL sends a function-calling model
+// of OpenAI style for a function's parameters, and nothing more: BFCL's
+// language pre-processing (_func_doc_language_specific_pre_processing in
+// bfcl_eval/utils.py: a Java or JavaScript parameter becomes a string
+// whose description names its type), then convert_to_tool with
+// GORILLA_TO_OPENAPI (bfcl_eval/model_handler/utils.py): parameters.type
+// becomes "object" and the property types are mapped by
+// _cast_to_openai_type. Every other key (default, optional, required,
+// enum, …) is kept as BFCL's data writes it.
+func InputSchema(fn *Function, lang Language) map[string]any {
+	s, _ := deepCopy(fn.Parameters).(map[string]any)
+	if s == nil {
+		s = map[string]any{}
 	}
-	s := map[string]any{"type": "object", "properties": out}
-	if req := requiredIn(params, out); len(req) > 0 {
-		s["required"] = req
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
 	}
+	if lang != Python {
+		langStrings(props, fn.rawProperties(), lang)
+	}
+	s["type"] = "object"
+	s["properties"] = castTypes(props)
 	return s
 }
 
-// requiredIn returns the names in s's required list that props has.
-func requiredIn(s map[string]any, props map[string]any) []any {
-	var req []any
-	l, _ := s["required"].([]any)
-	for _, r := range l {
-		if name, ok := r.(string); ok {
-			if _, ok := props[name]; ok && !slices.Contains(req, any(name)) {
-				req = append(req, name)
-			}
+// deepCopy copies a decoded JSON value, so the conversion never changes
+// the entry it reads.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = deepCopy(x)
 		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, x := range v {
+			l[i] = deepCopy(x)
+		}
+		return l
 	}
-	return req
+	return v
 }
 
-// pySchema converts one Python-category property schema.
-func pySchema(p map[string]any) map[string]any {
-	out := map[string]any{}
-	desc, _ := p["description"].(string)
-	bt, _ := p["type"].(string)
-	jt, ok := openAPIType[bt]
-	if !ok {
-		jt = "string"
+// mapType is a BFCL type name through GORILLA_TO_OPENAPI; a missing or
+// unknown name becomes "string", as _cast_to_openai_type does for a
+// property (for an items type BFCL would stop with a KeyError; BFCL's
+// data has none).
+func mapType(t any) string {
+	if s, ok := t.(string); ok {
+		if jt, ok := openAPIType[s]; ok {
+			return jt
+		}
 	}
-	if bt == "float" {
-		out["format"] = "float"
-		desc += " This is a float type value."
-	}
-	out["type"] = jt
-	if desc != "" {
-		out["description"] = desc
-	}
-	copyDocKeys(out, p)
-	switch jt {
-	case "object":
+	return "string"
+}
+
+// castTypes is BFCL's _cast_to_openai_type over a properties mapping, in
+// place: each property's type is mapped (a float also gets format float
+// and a note in its description); an array or object property's own
+// properties are cast in turn, or else its items' type is mapped, and
+// then the type of the items' items (an array of arrays) or the items'
+// properties (an array of objects). BFCL goes no deeper.
+func castTypes(props map[string]any) map[string]any {
+	for _, p := range props {
+		p, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		if p["type"] == "float" {
+			p["format"] = "float"
+			desc, _ := p["description"].(string)
+			p["description"] = desc + " This is a float type value."
+		}
+		p["type"] = mapType(p["type"])
+		if p["type"] != "array" && p["type"] != "object" {
+			continue
+		}
 		if sub, ok := p["properties"].(map[string]any); ok {
-			props := map[string]any{}
-			for _, k := range sortedKeys(sub) {
-				sp, _ := sub[k].(map[string]any)
-				if sp == nil {
-					sp = map[string]any{}
-				}
-				props[k] = pySchema(sp)
+			castTypes(sub)
+		} else if it, ok := p["items"].(map[string]any); ok {
+			it["type"] = mapType(it["type"])
+			if sub, ok := it["items"].(map[string]any); ok && it["type"] == "array" {
+				sub["type"] = mapType(sub["type"])
+			} else if sub, ok := it["properties"].(map[string]any); ok && it["type"] == "object" {
+				castTypes(sub)
 			}
-			out["properties"] = props
-			if req := requiredIn(p, props); len(req) > 0 {
-				out["required"] = req
-			}
-		}
-	case "array":
-		if it, ok := p["items"].(map[string]any); ok {
-			out["items"] = pySchema(it)
 		}
 	}
-	return out
+	return props
 }
 
-// langSchema converts one Java or JavaScript property: always a string,
-// described as BFCL describes it.
-func langSchema(p map[string]any, lang Language) map[string]any {
-	desc, _ := p["description"].(string)
-	bt, _ := p["type"].(string)
+// langStrings is BFCL's pre-processing of a Java or JavaScript function's
+// parameters, in place: each becomes a string whose description says
+// which type its value is written in; a list's items (Java ArrayList or
+// Array, JavaScript array) and a JavaScript dict's properties move into
+// the description. Other keys stay.
+func langStrings(props map[string]any, raw map[string]json.RawMessage, lang Language) {
 	langName := "Java"
 	if lang == JavaScript {
 		langName = "JavaScript"
 	}
-	if bt == "any" {
-		desc += fmt.Sprintf(" This parameter can be of any type of %s object in string representation.", langName)
-	} else {
-		desc += fmt.Sprintf(" This is %s %s type parameter in string representation.", langName, bt)
-	}
-	if bt == "ArrayList" || bt == "Array" || bt == "array" {
-		if it, ok := p["items"].(map[string]any); ok {
+	for k, p := range props {
+		p, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		desc, _ := p["description"].(string)
+		bt, _ := p["type"].(string)
+		if bt == "any" {
+			desc += fmt.Sprintf(" This parameter can be of any type of %s object in string representation.", langName)
+		} else {
+			desc += fmt.Sprintf(" This is %s %v type parameter in string representation.", langName, p["type"])
+		}
+		isList := bt == "array"
+		if lang == Java {
+			isList = bt == "ArrayList" || bt == "Array"
+		}
+		if it, ok := p["items"].(map[string]any); ok && isList {
 			desc += fmt.Sprintf(" The list elements are of type %v; they are not in string representation.", it["type"])
+			delete(p, "items")
 		}
-	}
-	if lang == JavaScript && bt == "dict" {
-		if sub, ok := p["properties"]; ok {
-			b, _ := json.Marshal(sub)
-			desc += " The dictionary entries have the following schema; they are not in string representation. " + string(b)
-		}
-	}
-	out := map[string]any{"type": "string", "description": strings.TrimSpace(desc)}
-	if d, ok := p["default"]; ok {
-		if s, ok := d.(string); ok {
-			out["default"] = s
-		}
-	}
-	return out
-}
-
-// copyDocKeys copies the keywords that carry over unchanged and that the
-// bundled server supports.
-func copyDocKeys(out, p map[string]any) {
-	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
-		out["enum"] = e
-	}
-	if d, ok := p["default"]; ok && d != nil {
-		if d, ok := fitDefault(out["type"], d); ok {
-			out["default"] = d
-		}
-	}
-}
-
-// fitDefault returns a BFCL default as a value of the property's JSON
-// type, or false when it is not one (it is then left out of the offered
-// schema): BFCL writes Python booleans as the strings "True" and
-// "False". The server does not check the default (unchecked_args).
-func fitDefault(typ any, d any) (any, bool) {
-	switch typ {
-	case "boolean":
-		if s, ok := d.(string); ok {
-			switch strings.ToLower(s) {
-			case "true":
-				return true, true
-			case "false":
-				return false, true
+		if sub, ok := p["properties"]; ok && lang == JavaScript && bt == "dict" {
+			var rp map[string]json.RawMessage
+			json.Unmarshal(raw[k], &rp)
+			text, ok := rp["properties"]
+			if !ok {
+				text, _ = json.Marshal(sub)
 			}
+			desc += " The dictionary entries have the following schema; they are not in string representation. " + pyJSON(text)
+			delete(p, "properties")
 		}
-		_, ok := d.(bool)
-		return d, ok
-	case "string":
-		_, ok := d.(string)
-		return d, ok
-	case "integer", "number":
-		switch n := d.(type) {
-		case float64:
-			return d, typ == "number" || n == float64(int64(n))
-		case int, int64:
-			return d, true
-		}
-		return d, false
-	case "array":
-		_, ok := d.([]any)
-		return d, ok
-	case "object":
-		_, ok := d.(map[string]any)
-		return d, ok
+		p["description"] = desc
+		p["type"] = "string"
 	}
-	return d, true
+}
+
+// rawProperties is the properties mapping of fn's parameters as BFCL's
+// file writes it, each property's JSON text in its order (nil for a
+// Function not read from a file).
+func (fn *Function) rawProperties() map[string]json.RawMessage {
+	var p struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	json.Unmarshal(fn.rawParams, &p)
+	return p.Properties
+}
+
+// pyJSON writes JSON text as Python's json.dumps does with its defaults:
+// keys in their order, ", " and ": " between items, and every character
+// outside ASCII escaped.
+func pyJSON(text []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var b strings.Builder
+	type level struct {
+		object bool
+		n      int // items (keys and values) written so far
+	}
+	var open []level
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return b.String()
+		}
+		if d, ok := t.(json.Delim); ok && (d == '}' || d == ']') {
+			open = open[:len(open)-1]
+			b.WriteRune(rune(d))
+			continue
+		}
+		if len(open) > 0 {
+			l := &open[len(open)-1]
+			if l.object && l.n%2 == 1 {
+				b.WriteString(": ")
+			} else if l.n > 0 {
+				b.WriteString(", ")
+			}
+			l.n++
+		}
+		switch t := t.(type) {
+		case json.Delim:
+			b.WriteRune(rune(t))
+			open = append(open, level{object: t == '{'})
+		case string:
+			b.WriteString(pyString(t))
+		case json.Number:
+			b.WriteString(t.String())
+		case bool:
+			b.WriteString(strconv.FormatBool(t))
+		case nil:
+			b.WriteString("null")
+		}
+	}
+}
+
+// pyString quotes s as json.dumps does (ensure_ascii).
+func pyString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || r > 0x7e: // DEL too, as Python does
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&b, `\u%04x`, u)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
